@@ -1,0 +1,293 @@
+//! Compiled JSON Schemas (Draft 2020-12) with the executor's no-coercion rule for integers.
+//!
+//! Rule enforced here: a schema is compiled once, when the tool is registered. Wherever it says
+//! `"type": "integer"`, only an integer *literal* passes: `100.0` and `1e2` are refused although the JSON Schema
+//! spec accepts them, because parsers in other languages read them as floats. Violations never echo the
+//! value of a field marked `"x-sensitive": true`, and their number and length are bounded.
+
+use jsonschema::{Keyword, ValidationError, Validator};
+use serde_json::{Value, json};
+
+/// The keyword the compiler adds next to every `"type": "integer"`.
+const INTEGER_LITERAL: &str = "x-callproof-integer-literal";
+/// The annotation that marks a property's value as secret.
+pub const SENSITIVE: &str = "x-sensitive";
+/// Longest message kept from the validator.
+const MAX_MESSAGE_CHARS: usize = 200;
+
+/// A schema compiled for validation.
+pub struct CompiledSchema {
+    validator: Validator,
+    sensitive: Vec<Vec<String>>,
+}
+
+impl std::fmt::Debug for CompiledSchema {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CompiledSchema")
+            .field("sensitive", &self.sensitive)
+            .finish_non_exhaustive()
+    }
+}
+
+/// One violation, ready for an envelope.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Violation {
+    /// JSON pointer into the arguments (`""` is the whole object).
+    pub path: String,
+    /// The failing keyword (`type`, `required`, `additionalProperties`, ...).
+    pub keyword: String,
+    /// For people; the value is masked when the field is sensitive.
+    pub message: String,
+}
+
+impl Violation {
+    /// The violation as a JSON object.
+    pub fn to_json(&self) -> Value {
+        json!({"path": self.path, "keyword": self.keyword, "message": self.message})
+    }
+}
+
+impl CompiledSchema {
+    /// Compiles `schema` as Draft 2020-12 with format validation on.
+    ///
+    /// # Errors
+    /// The validator's complaint when `schema` is not a valid schema.
+    pub fn compile(schema: &Value) -> Result<CompiledSchema, String> {
+        let mut prepared = schema.clone();
+        mark_integer_types(&mut prepared);
+        let validator = jsonschema::draft202012::options()
+            .should_validate_formats(true)
+            .with_keyword(INTEGER_LITERAL, |_, _, _| Ok(Box::new(IntegerLiteral)))
+            .build(&prepared)
+            .map_err(|error| error.to_string())?;
+        let mut sensitive = Vec::new();
+        collect_sensitive(schema, &mut Vec::new(), &mut sensitive);
+        Ok(CompiledSchema {
+            validator,
+            sensitive,
+        })
+    }
+
+    /// Whether `value` is valid. The fast path: no allocation on success.
+    pub fn is_valid(&self, value: &Value) -> bool {
+        self.validator.is_valid(value)
+    }
+
+    /// Up to `limit` violations in the validator's order, and whether there were more.
+    pub fn violations(&self, value: &Value, limit: usize) -> (Vec<Violation>, bool) {
+        let mut found = Vec::new();
+        let mut truncated = false;
+        for error in self.validator.iter_errors(value) {
+            if found.len() == limit {
+                truncated = true;
+                break;
+            }
+            found.push(self.violation(&error));
+        }
+        (found, truncated)
+    }
+
+    /// Whether the JSON pointer `path` lies inside a property marked sensitive.
+    pub fn is_sensitive(&self, path: &str) -> bool {
+        let segments: Vec<&str> = path.split('/').skip(1).collect();
+        self.sensitive.iter().any(|pattern| {
+            pattern.len() <= segments.len()
+                && pattern
+                    .iter()
+                    .zip(&segments)
+                    .all(|(want, got)| want == "*" || want == got)
+        })
+    }
+
+    /// The sensitive paths as JSON pointers (`*` matches any array index).
+    pub fn sensitive_paths(&self) -> Vec<String> {
+        self.sensitive
+            .iter()
+            .map(|segments| format!("/{}", segments.join("/")))
+            .collect()
+    }
+
+    fn violation(&self, error: &ValidationError<'_>) -> Violation {
+        let path = error.instance_path().as_str().to_owned();
+        let (keyword, raw_message) = if error.kind().keyword() == INTEGER_LITERAL {
+            (
+                "type".to_owned(),
+                "value is not an integer literal (no fraction, exponent or out-of-range value)"
+                    .to_owned(),
+            )
+        } else if self.is_sensitive(&path) {
+            (
+                error.kind().keyword().to_owned(),
+                error.masked_with("the value").to_string(),
+            )
+        } else {
+            (error.kind().keyword().to_owned(), error.to_string())
+        };
+        Violation {
+            path,
+            keyword,
+            message: truncate(raw_message),
+        }
+    }
+}
+
+fn truncate(mut message: String) -> String {
+    if message.chars().count() > MAX_MESSAGE_CHARS {
+        message = message.chars().take(MAX_MESSAGE_CHARS).collect::<String>() + "…";
+    }
+    message
+}
+
+/// Refuses numbers that are not integer literals (serde_json holds those as floats).
+struct IntegerLiteral;
+
+impl<'i> Keyword<'i> for IntegerLiteral {
+    fn validate(&self, instance: &'i Value) -> Result<(), ValidationError<'i>> {
+        if self.is_valid(instance) {
+            Ok(())
+        } else {
+            Err(ValidationError::custom("not an integer literal"))
+        }
+    }
+
+    fn is_valid(&self, instance: &'i Value) -> bool {
+        match instance {
+            Value::Number(number) => number.is_i64() || number.is_u64(),
+            _ => true,
+        }
+    }
+}
+
+fn says_integer(kind: &Value) -> bool {
+    match kind {
+        Value::String(name) => name == "integer",
+        Value::Array(names) => {
+            names.iter().any(|name| name == "integer") && !names.iter().any(|name| name == "number")
+        }
+        _ => false,
+    }
+}
+
+/// Adds the integer-literal keyword beside every integer type, in every subschema.
+fn mark_integer_types(schema: &mut Value) {
+    match schema {
+        Value::Object(members) => {
+            if members.get("type").is_some_and(says_integer) {
+                members.insert(INTEGER_LITERAL.to_owned(), Value::Bool(true));
+            }
+            for (key, member) in members.iter_mut() {
+                if !is_data_keyword(key) {
+                    mark_integer_types(member);
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(mark_integer_types),
+        _ => {}
+    }
+}
+
+/// Keywords whose values are instance data, not subschemas.
+fn is_data_keyword(key: &str) -> bool {
+    matches!(key, "const" | "enum" | "default" | "examples")
+}
+
+fn collect_sensitive(schema: &Value, at: &mut Vec<String>, found: &mut Vec<Vec<String>>) {
+    let Some(members) = schema.as_object() else {
+        return;
+    };
+    if members.get(SENSITIVE) == Some(&Value::Bool(true)) && !at.is_empty() {
+        found.push(at.clone());
+        return;
+    }
+    if let Some(Value::Object(properties)) = members.get("properties") {
+        for (name, property) in properties {
+            at.push(name.replace('~', "~0").replace('/', "~1"));
+            collect_sensitive(property, at, found);
+            at.pop();
+        }
+    }
+    if let Some(items) = members.get("items") {
+        at.push("*".to_owned());
+        collect_sensitive(items, at, found);
+        at.pop();
+    }
+    for combinator in ["anyOf", "oneOf", "allOf"] {
+        if let Some(Value::Array(branches)) = members.get(combinator) {
+            branches
+                .iter()
+                .for_each(|branch| collect_sensitive(branch, at, found));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::Map;
+
+    fn refund_schema() -> Value {
+        json!({
+            "type": "object",
+            "additionalProperties": false,
+            "properties": {
+                "order_id": {"type": "string", "pattern": "^ord_[A-Za-z0-9]+$"},
+                "amount": {"type": ["integer", "null"], "minimum": 1},
+                "card": {"type": "string", "minLength": 12, "x-sensitive": true}
+            },
+            "required": ["order_id", "amount"]
+        })
+    }
+
+    #[test]
+    fn integer_fields_refuse_float_lexical_forms() {
+        let schema = CompiledSchema::compile(&refund_schema()).expect("schema");
+        for text in [
+            r#"{"order_id":"ord_1","amount":100.0}"#,
+            r#"{"order_id":"ord_1","amount":1e2}"#,
+        ] {
+            let value: Value = serde_json::from_str(text).expect("json");
+            assert!(!schema.is_valid(&value), "{text}");
+            let (violations, _) = schema.violations(&value, 10);
+            assert_eq!(violations[0].path, "/amount");
+            assert_eq!(violations[0].keyword, "type");
+        }
+        let ok: Value = serde_json::from_str(r#"{"order_id":"ord_1","amount":100}"#).expect("json");
+        assert!(schema.is_valid(&ok));
+    }
+
+    #[test]
+    fn sensitive_values_are_masked_in_messages() {
+        let schema = CompiledSchema::compile(&refund_schema()).expect("schema");
+        let value = json!({"order_id": "ord_1", "amount": 5, "card": "4111-secret"});
+        let (violations, _) = schema.violations(&value, 10);
+        assert_eq!(violations.len(), 1);
+        assert_eq!(violations[0].path, "/card");
+        assert!(
+            !violations[0].message.contains("4111"),
+            "{}",
+            violations[0].message
+        );
+        assert!(schema.is_sensitive("/card"));
+        assert!(!schema.is_sensitive("/amount"));
+    }
+
+    #[test]
+    fn violations_are_bounded() {
+        let schema = CompiledSchema::compile(
+            &json!({"type": "object", "additionalProperties": {"type": "integer"}}),
+        )
+        .expect("schema");
+        let mut many = Map::new();
+        for index in 0..50 {
+            many.insert(format!("k{index}"), Value::String("x".repeat(1000)));
+        }
+        let (violations, truncated) = schema.violations(&Value::Object(many), 10);
+        assert_eq!(violations.len(), 10);
+        assert!(truncated);
+        assert!(
+            violations
+                .iter()
+                .all(|violation| violation.message.chars().count() <= MAX_MESSAGE_CHARS + 1)
+        );
+    }
+}

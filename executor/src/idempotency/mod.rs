@@ -1,0 +1,13 @@
+//! Stage 3, claim idempotency: one business operation, one key, one record, at most one execution at a time.
+//!
+//! Rule enforced here: before a side effect, the executor owns the key's record in IN_PROGRESS; a duplicate
+//! never executes concurrently, a settled record answers from storage, and an UNKNOWN record is reconciled
+//! before anything is sent again.
+
+mod key;
+mod state;
+
+pub use key::{KeyInput, derive_key};
+pub use state::{
+    IllegalTransition, NewRecord, Record, State, Update, Version, check_transition, is_legal,
+};

@@ -1,0 +1,82 @@
+//! The `Store` port: where idempotency records live.
+//!
+//! Rule enforced here: a store offers exactly two writes, an insert-if-absent claim and a compare-and-set on
+//! `(state, epoch)`, both atomic in the backend itself; every state change goes through [`Store::advance`],
+//! which refuses arrows the state machine does not have before the backend is touched.
+
+mod memory;
+
+pub use memory::MemoryStore;
+
+use crate::idempotency::{IllegalTransition, NewRecord, Record, Update, Version, check_transition};
+use async_trait::async_trait;
+
+/// What a claim found.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Claim {
+    /// The key was ABSENT; the caller now holds IN_PROGRESS with epoch 1.
+    Acquired,
+    /// A record exists; nothing was changed.
+    Existing(Record),
+}
+
+/// A store failure.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// The transition is not an arrow of the state machine.
+    #[error(transparent)]
+    Illegal(#[from] IllegalTransition),
+    /// The backend failed. The text is for operators' logs only, never for envelopes.
+    #[error("idempotency store backend failed: {0}")]
+    Backend(String),
+}
+
+/// Durable or in-memory storage of idempotency records.
+#[async_trait]
+pub trait Store: Send + Sync {
+    /// Inserts `new` as IN_PROGRESS (epoch 1, one attempt) if no record has its key; otherwise returns the
+    /// existing record untouched. Atomic: of many concurrent claims of one key, exactly one acquires.
+    ///
+    /// # Errors
+    /// [`StoreError::Backend`].
+    async fn claim(&self, new: &NewRecord) -> Result<Claim, StoreError>;
+
+    /// Applies `update` if the record is still at `expected`. `Ok(false)` when it moved on or is gone.
+    /// Callers use [`Store::advance`], which checks the arrow first.
+    ///
+    /// # Errors
+    /// [`StoreError::Backend`].
+    async fn compare_and_set(
+        &self,
+        key: &str,
+        expected: Version,
+        update: Update,
+    ) -> Result<bool, StoreError>;
+
+    /// The record of `key`, if any.
+    ///
+    /// # Errors
+    /// [`StoreError::Backend`].
+    async fn load(&self, key: &str) -> Result<Option<Record>, StoreError>;
+
+    /// Retention: deletes records last updated before `updated_before_ms` whose state may expire (never
+    /// IN_PROGRESS or UNKNOWN). Returns how many were deleted.
+    ///
+    /// # Errors
+    /// [`StoreError::Backend`].
+    async fn purge_expired(&self, updated_before_ms: u64) -> Result<u64, StoreError>;
+
+    /// A legal transition as a compare-and-set.
+    ///
+    /// # Errors
+    /// [`StoreError::Illegal`] for an arrow the state machine does not have, or [`StoreError::Backend`].
+    async fn advance(
+        &self,
+        key: &str,
+        expected: Version,
+        update: Update,
+    ) -> Result<bool, StoreError> {
+        check_transition(expected, &update)?;
+        self.compare_and_set(key, expected, update).await
+    }
+}

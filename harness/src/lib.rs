@@ -1,0 +1,1 @@
+//! callproof's conformance and fault-injection harness. Start here.

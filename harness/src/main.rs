@@ -1,0 +1,5 @@
+//! The `callproof` command line.
+
+fn main() {
+    println!("callproof");
+}

@@ -95,19 +95,13 @@ impl MemoryAudit {
 
     /// A copy of every record so far, in arrival order.
     pub fn records(&self) -> Vec<AuditRecord> {
-        self.records
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone()
+        self.records.lock().unwrap_or_else(PoisonError::into_inner).clone()
     }
 }
 
 impl AuditSink for MemoryAudit {
     fn record(&self, record: AuditRecord) {
-        self.records
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .push(record);
+        self.records.lock().unwrap_or_else(PoisonError::into_inner).push(record);
     }
 }
 
@@ -120,9 +114,7 @@ pub struct JsonLinesAudit<W: Write + Send> {
 impl<W: Write + Send> JsonLinesAudit<W> {
     /// Writes to `out`.
     pub fn new(out: W) -> JsonLinesAudit<W> {
-        JsonLinesAudit {
-            out: Mutex::new(out),
-        }
+        JsonLinesAudit { out: Mutex::new(out) }
     }
 }
 
@@ -141,11 +133,8 @@ pub const REDACTED: &str = "[redacted]";
 /// Replaces the values at `paths` (JSON pointers; `*` matches any array index or key) with [`REDACTED`].
 pub fn redact(value: &mut Value, paths: &[String]) {
     for path in paths {
-        let segments: Vec<String> = path
-            .split('/')
-            .skip(1)
-            .map(|segment| segment.replace("~1", "/").replace("~0", "~"))
-            .collect();
+        let segments: Vec<String> =
+            path.split('/').skip(1).map(|segment| segment.replace("~1", "/").replace("~0", "~")).collect();
         redact_at(value, &segments);
     }
 }
@@ -181,12 +170,8 @@ mod tests {
 
     #[test]
     fn redaction_replaces_nested_and_wildcard_paths() {
-        let mut value =
-            json!({"to": "a@b.c", "cards": [{"pan": "4111"}, {"pan": "5500"}], "a/b": 1});
+        let mut value = json!({"to": "a@b.c", "cards": [{"pan": "4111"}, {"pan": "5500"}], "a/b": 1});
         redact(&mut value, &["/cards/*/pan".to_owned(), "/a~1b".to_owned()]);
-        assert_eq!(
-            value,
-            json!({"to": "a@b.c", "cards": [{"pan": REDACTED}, {"pan": REDACTED}], "a/b": REDACTED})
-        );
+        assert_eq!(value, json!({"to": "a@b.c", "cards": [{"pan": REDACTED}, {"pan": REDACTED}], "a/b": REDACTED}));
     }
 }

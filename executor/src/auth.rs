@@ -67,10 +67,7 @@ impl AuthContext {
             tenant_id: tenant_id.to_owned(),
             scopes: scopes.iter().map(|scope| (*scope).to_owned()).collect(),
             roles: BTreeSet::new(),
-            identity: Identity {
-                valid: true,
-                expires_at_ms: None,
-            },
+            identity: Identity { valid: true, expires_at_ms: None },
             allowed_tools: None,
             approval: None,
         }
@@ -78,8 +75,6 @@ impl AuthContext {
 
     /// The approval id, when an approval is attached.
     pub fn approval_id(&self) -> Option<&str> {
-        self.approval
-            .as_ref()
-            .map(|approval| approval.approval_id.as_str())
+        self.approval.as_ref().map(|approval| approval.approval_id.as_str())
     }
 }

@@ -50,46 +50,23 @@ pub fn check_access(input: &AccessInput<'_>) -> Result<(), ErrorBody> {
     let auth = input.auth;
     let spec = input.decoded.tool.spec();
     if !auth.identity.valid {
-        return Err(ErrorBody::new(
-            ErrorCode::Unauthorized,
-            "the caller's identity is not valid",
-        )
-        .with("reason", "identity_invalid"));
+        return Err(ErrorBody::new(ErrorCode::Unauthorized, "the caller's identity is not valid")
+            .with("reason", "identity_invalid"));
     }
-    if auth
-        .identity
-        .expires_at_ms
-        .is_some_and(|expires| expires <= input.now_ms)
-    {
+    if auth.identity.expires_at_ms.is_some_and(|expires| expires <= input.now_ms) {
+        return Err(ErrorBody::new(ErrorCode::Unauthorized, "the caller's identity has expired")
+            .with("reason", "identity_expired"));
+    }
+    if auth.allowed_tools.as_ref().is_some_and(|allowed| !allowed.contains(&spec.name)) {
         return Err(
-            ErrorBody::new(ErrorCode::Unauthorized, "the caller's identity has expired")
-                .with("reason", "identity_expired"),
+            ErrorBody::new(ErrorCode::Forbidden, "the caller may not use this tool").with("reason", "tool_not_allowed")
         );
     }
-    if auth
-        .allowed_tools
-        .as_ref()
-        .is_some_and(|allowed| !allowed.contains(&spec.name))
-    {
-        return Err(
-            ErrorBody::new(ErrorCode::Forbidden, "the caller may not use this tool")
-                .with("reason", "tool_not_allowed"),
-        );
-    }
-    let missing: Vec<&String> = spec
-        .required_scopes
-        .iter()
-        .filter(|scope| !auth.scopes.contains(*scope))
-        .collect();
+    let missing: Vec<&String> = spec.required_scopes.iter().filter(|scope| !auth.scopes.contains(*scope)).collect();
     if !missing.is_empty() {
-        return Err(
-            ErrorBody::new(ErrorCode::Forbidden, "the caller lacks a required scope")
-                .with("reason", "missing_scope")
-                .with(
-                    "required_scopes",
-                    missing.into_iter().cloned().collect::<Vec<_>>(),
-                ),
-        );
+        return Err(ErrorBody::new(ErrorCode::Forbidden, "the caller lacks a required scope")
+            .with("reason", "missing_scope")
+            .with("required_scopes", missing.into_iter().cloned().collect::<Vec<_>>()));
     }
     if spec.requires_approval {
         check_approval(input)?;
@@ -100,39 +77,29 @@ pub fn check_access(input: &AccessInput<'_>) -> Result<(), ErrorBody> {
 fn check_approval(input: &AccessInput<'_>) -> Result<(), ErrorBody> {
     let spec = input.decoded.tool.spec();
     let refuse = |reason: &str, message: &str| {
-        ErrorBody::new(ErrorCode::ApprovalRequired, message)
-            .with("reason", reason)
-            .with("tool", spec.name.clone())
+        ErrorBody::new(ErrorCode::ApprovalRequired, message).with("reason", reason).with("tool", spec.name.clone())
     };
     let Some(approval) = &input.auth.approval else {
-        return Err(refuse(
-            "approval_missing",
-            "this operation needs the user's approval",
-        ));
+        return Err(refuse("approval_missing", "this operation needs the user's approval"));
     };
     let mismatch = [
         ("subject_id", approval.subject_id == input.auth.subject_id),
         ("tenant_id", approval.tenant_id == input.auth.tenant_id),
         ("tool", approval.tool == spec.name),
-        (
-            "arguments_hash",
-            approval.arguments_hash == input.decoded.arguments_hash,
-        ),
+        ("arguments_hash", approval.arguments_hash == input.decoded.arguments_hash),
         ("risk", approval.risk == spec.risk),
     ]
     .into_iter()
     .find(|(_, matches)| !matches);
     if let Some((field, _)) = mismatch {
-        return Err(refuse(
-            "approval_mismatch",
-            "the approval does not cover this exact operation",
-        )
-        .with("mismatch", field)
-        .with("approval_id", approval.approval_id.clone()));
+        return Err(refuse("approval_mismatch", "the approval does not cover this exact operation")
+            .with("mismatch", field)
+            .with("approval_id", approval.approval_id.clone()));
     }
     if approval.expires_at_ms <= input.now_ms {
-        return Err(refuse("approval_expired", "the approval has expired")
-            .with("approval_id", approval.approval_id.clone()));
+        return Err(
+            refuse("approval_expired", "the approval has expired").with("approval_id", approval.approval_id.clone())
+        );
     }
     Ok(())
 }
@@ -148,15 +115,12 @@ pub fn check_ownership(input: &OwnershipInput<'_>) -> Result<(), ErrorBody> {
     let owned = input.resource.is_some_and(|resource| {
         resource.tenant_id == input.auth.tenant_id
             && (resource.owner_id == input.auth.subject_id
-                || input
-                    .support_role
-                    .is_some_and(|role| input.auth.roles.contains(role)))
+                || input.support_role.is_some_and(|role| input.auth.roles.contains(role)))
     });
     if owned { Ok(()) } else { Err(not_accessible()) }
 }
 
 /// The one answer for a resource the caller may not see, whether or not it exists.
 pub fn not_accessible() -> ErrorBody {
-    ErrorBody::new(ErrorCode::Forbidden, "the resource is not accessible")
-        .with("reason", "resource_not_accessible")
+    ErrorBody::new(ErrorCode::Forbidden, "the resource is not accessible").with("reason", "resource_not_accessible")
 }

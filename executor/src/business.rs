@@ -20,18 +20,13 @@ pub fn check_business_rules(
     arguments: &Value,
     resource: Option<&Resource>,
 ) -> Result<(), ErrorBody> {
-    tool.tool
-        .check_business_rules(arguments, resource)
-        .map_err(|rejection| rejected(&rejection))
+    tool.tool.check_business_rules(arguments, resource).map_err(|rejection| rejected(&rejection))
 }
 
 /// The envelope error for a business refusal (by a rule here or by the downstream).
 pub fn rejected(rejection: &Rejection) -> ErrorBody {
-    let body = ErrorBody::new(
-        ErrorCode::BusinessRejected,
-        "a business rule refused the request",
-    )
-    .with("reason", rejection.reason.clone());
+    let body = ErrorBody::new(ErrorCode::BusinessRejected, "a business rule refused the request")
+        .with("reason", rejection.reason.clone());
     match &rejection.field {
         Some(field) => body.with("field", field.clone()),
         None => body,

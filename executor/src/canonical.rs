@@ -72,10 +72,7 @@ fn write_number(number: &serde_json::Number, out: &mut Vec<u8>) {
 
 fn write_string(text: &str, out: &mut Vec<u8>) {
     // Fast path: nothing to escape.
-    if text
-        .bytes()
-        .all(|byte| byte >= 0x20 && byte != b'"' && byte != b'\\')
-    {
+    if text.bytes().all(|byte| byte >= 0x20 && byte != b'"' && byte != b'\\') {
         out.push(b'"');
         out.extend_from_slice(text.as_bytes());
         out.push(b'"');
@@ -108,42 +105,28 @@ mod tests {
 
     #[test]
     fn keys_are_sorted_by_bytes_and_whitespace_is_gone() {
-        let value: Value = serde_json::from_str(
-            r#"{ "reason":"duplicate", "amount" : 100, "order_id":"ord_123" , "Z":1, "é":2 }"#,
-        )
-        .expect("parse");
-        assert_eq!(
-            canonical_json(&value),
-            r#"{"Z":1,"amount":100,"order_id":"ord_123","reason":"duplicate","é":2}"#
-        );
+        let value: Value =
+            serde_json::from_str(r#"{ "reason":"duplicate", "amount" : 100, "order_id":"ord_123" , "Z":1, "é":2 }"#)
+                .expect("parse");
+        assert_eq!(canonical_json(&value), r#"{"Z":1,"amount":100,"order_id":"ord_123","reason":"duplicate","é":2}"#);
     }
 
     #[test]
     fn numbers_have_one_form() {
-        let value: Value = serde_json::from_str(
-            r#"[100, 100.0, 1e2, -0.0, -0, 0.5, 1e-7, 9007199254740993.0, 1e300, -12]"#,
-        )
-        .expect("parse");
-        assert_eq!(
-            canonical_json(&value),
-            "[100,100,100,0,0,0.5,1e-7,9007199254740992,1e+300,-12]"
-        );
+        let value: Value =
+            serde_json::from_str(r#"[100, 100.0, 1e2, -0.0, -0, 0.5, 1e-7, 9007199254740993.0, 1e300, -12]"#)
+                .expect("parse");
+        assert_eq!(canonical_json(&value), "[100,100,100,0,0,0.5,1e-7,9007199254740992,1e+300,-12]");
     }
 
     #[test]
     fn strings_are_escaped_like_serde_json() {
         let value = json!({"k\"ey": "line\nbreak \u{1} \\ done"});
-        assert_eq!(
-            canonical_json(&value),
-            r#"{"k\"ey":"line\nbreak \u0001 \\ done"}"#
-        );
+        assert_eq!(canonical_json(&value), r#"{"k\"ey":"line\nbreak \u0001 \\ done"}"#);
     }
 
     #[test]
     fn sha256_matches_a_known_vector() {
-        assert_eq!(
-            sha256_hex(b"abc"),
-            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
-        );
+        assert_eq!(sha256_hex(b"abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
     }
 }

@@ -24,9 +24,7 @@ impl Clock for SystemClock {
     }
 
     fn wall_ms(&self) -> u64 {
-        SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |since| since.as_millis() as u64)
+        SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |since| since.as_millis() as u64)
     }
 }
 
@@ -41,10 +39,7 @@ pub struct TokioWallClock {
 impl TokioWallClock {
     /// Starts the wall clock at `origin_wall_ms` now.
     pub fn starting_at(origin_wall_ms: u64) -> TokioWallClock {
-        TokioWallClock {
-            origin: Instant::now(),
-            origin_wall_ms,
-        }
+        TokioWallClock { origin: Instant::now(), origin_wall_ms }
     }
 }
 

@@ -18,13 +18,8 @@ impl Deadline {
     /// The deadline `budget` from now.
     pub fn after(budget: Duration, clock: &dyn Clock) -> Deadline {
         let now = clock.now();
-        let at = now
-            .checked_add(budget)
-            .unwrap_or(now + Duration::from_secs(365 * 24 * 3600));
-        Deadline {
-            at,
-            wall_ms: clock.wall_ms().saturating_add(budget.as_millis() as u64),
-        }
+        let at = now.checked_add(budget).unwrap_or(now + Duration::from_secs(365 * 24 * 3600));
+        Deadline { at, wall_ms: clock.wall_ms().saturating_add(budget.as_millis() as u64) }
     }
 
     /// The monotonic instant.

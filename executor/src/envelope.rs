@@ -44,22 +44,12 @@ pub struct Envelope {
 impl Envelope {
     /// A success.
     pub fn success(result: Value, meta: Meta) -> Envelope {
-        Envelope {
-            ok: true,
-            result: Some(result),
-            error: None,
-            meta,
-        }
+        Envelope { ok: true, result: Some(result), error: None, meta }
     }
 
     /// A failure.
     pub fn failure(error: ErrorBody, meta: Meta) -> Envelope {
-        Envelope {
-            ok: false,
-            result: None,
-            error: Some(error),
-            meta,
-        }
+        Envelope { ok: false, result: None, error: Some(error), meta }
     }
 
     /// The error code, for failures.

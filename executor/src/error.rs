@@ -174,9 +174,7 @@ impl ErrorCode {
 
     /// Parses a wire string. Unknown strings give `None` (a newer peer may send codes we do not know).
     pub fn from_wire(code: &str) -> Option<ErrorCode> {
-        ErrorCode::ALL
-            .into_iter()
-            .find(|known| known.as_str() == code)
+        ErrorCode::ALL.into_iter().find(|known| known.as_str() == code)
     }
 
     /// The table row of this code.
@@ -184,56 +182,26 @@ impl ErrorCode {
         use Category as C;
         use Effect::{None as NoEffect, Unknown as MaybeEffect};
         use Resolution as R;
-        let (category, retryable, resolution, expose_to_model, expose_to_user, effect) = match self
-        {
+        let (category, retryable, resolution, expose_to_model, expose_to_user, effect) = match self {
             ErrorCode::InvalidJson => (C::Input, false, R::RepairArguments, true, false, NoEffect),
-            ErrorCode::InvalidArguments => {
-                (C::Input, false, R::RepairArguments, true, false, NoEffect)
-            }
-            ErrorCode::SchemaViolation => {
-                (C::Input, false, R::RepairArguments, true, false, NoEffect)
-            }
+            ErrorCode::InvalidArguments => (C::Input, false, R::RepairArguments, true, false, NoEffect),
+            ErrorCode::SchemaViolation => (C::Input, false, R::RepairArguments, true, false, NoEffect),
             ErrorCode::ToolNotFound => (C::Protocol, false, R::RefreshTools, true, false, NoEffect),
-            ErrorCode::Unauthorized => (
-                C::Authorization,
-                false,
-                R::Reauthenticate,
-                true,
-                true,
-                NoEffect,
-            ),
+            ErrorCode::Unauthorized => (C::Authorization, false, R::Reauthenticate, true, true, NoEffect),
             ErrorCode::Forbidden => (C::Authorization, false, R::Stop, true, true, NoEffect),
-            ErrorCode::ApprovalRequired => {
-                (C::Authorization, false, R::AskUser, true, true, NoEffect)
-            }
+            ErrorCode::ApprovalRequired => (C::Authorization, false, R::AskUser, true, true, NoEffect),
             ErrorCode::BusinessRejected => (C::Business, false, R::AskUser, true, true, NoEffect),
-            ErrorCode::IdempotencyConflict => {
-                (C::Idempotency, false, R::Stop, true, false, NoEffect)
-            }
+            ErrorCode::IdempotencyConflict => (C::Idempotency, false, R::Stop, true, false, NoEffect),
             ErrorCode::OperationInProgress => (C::Idempotency, true, R::Poll, true, true, NoEffect),
-            ErrorCode::DependencyUnavailable => {
-                (C::Dependency, true, R::RetrySameKey, true, true, NoEffect)
-            }
+            ErrorCode::DependencyUnavailable => (C::Dependency, true, R::RetrySameKey, true, true, NoEffect),
             ErrorCode::RateLimited => (C::Dependency, true, R::RetryAfter, true, true, NoEffect),
-            ErrorCode::TimeoutNotStarted => {
-                (C::Timeout, true, R::RetrySameKey, true, true, NoEffect)
-            }
+            ErrorCode::TimeoutNotStarted => (C::Timeout, true, R::RetrySameKey, true, true, NoEffect),
             ErrorCode::TimeoutUnknown => (C::Timeout, false, R::Reconcile, true, true, MaybeEffect),
             ErrorCode::OutputInvalid => (C::Contract, false, R::Inspect, true, false, MaybeEffect),
             ErrorCode::InternalError => (C::Internal, false, R::Inspect, true, false, MaybeEffect),
-            ErrorCode::RetryBudgetExhausted => {
-                (C::Idempotency, false, R::Stop, true, true, NoEffect)
-            }
+            ErrorCode::RetryBudgetExhausted => (C::Idempotency, false, R::Stop, true, true, NoEffect),
         };
-        CodeInfo {
-            code: self.as_str(),
-            category,
-            retryable,
-            resolution,
-            expose_to_model,
-            expose_to_user,
-            effect,
-        }
+        CodeInfo { code: self.as_str(), category, retryable, resolution, expose_to_model, expose_to_user, effect }
     }
 
     /// The whole table, in code order.
@@ -257,8 +225,7 @@ impl Serialize for ErrorCode {
 impl<'de> Deserialize<'de> for ErrorCode {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let wire = String::deserialize(deserializer)?;
-        ErrorCode::from_wire(&wire)
-            .ok_or_else(|| serde::de::Error::custom(format_args!("unknown error code `{wire}`")))
+        ErrorCode::from_wire(&wire).ok_or_else(|| serde::de::Error::custom(format_args!("unknown error code `{wire}`")))
     }
 }
 
@@ -329,11 +296,7 @@ mod tests {
     fn an_unknown_effect_is_never_retryable() {
         for info in ErrorCode::table() {
             if info.effect == Effect::Unknown {
-                assert!(
-                    !info.retryable,
-                    "{} may have acted, so it must not be retryable",
-                    info.code
-                );
+                assert!(!info.retryable, "{} may have acted, so it must not be retryable", info.code);
             }
         }
     }

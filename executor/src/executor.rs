@@ -182,9 +182,7 @@ impl Builder {
             config: self.config,
             clock: self.clock,
             store: self.store,
-            resources: self
-                .resources
-                .unwrap_or_else(|| Arc::new(crate::resource::MemoryResources::new())),
+            resources: self.resources.unwrap_or_else(|| Arc::new(crate::resource::MemoryResources::new())),
             audit: self.audit,
             ids: RequestIds::new(),
         })
@@ -250,6 +248,11 @@ impl Executor {
         &self.tools
     }
 
+    /// The stages in use.
+    pub fn stages(&self) -> &Stages {
+        &self.stages
+    }
+
     /// The configuration.
     pub fn config(&self) -> &Config {
         &self.config
@@ -267,11 +270,7 @@ impl Executor {
     }
 
     /// Executes a call whose decode stage already ran (batches decode first to plan their order).
-    pub(crate) async fn execute_decoded(
-        &self,
-        request: &Request,
-        decoded: Result<Decoded, ErrorBody>,
-    ) -> Envelope {
+    pub(crate) async fn execute_decoded(&self, request: &Request, decoded: Result<Decoded, ErrorBody>) -> Envelope {
         let mut run = self.start(request);
         let envelope = self.pipeline(&mut run, decoded).await;
         self.finish(run, &envelope);
@@ -308,25 +307,15 @@ impl Executor {
         };
 
         // 4. Business rules.
-        let settled = match business::check_business_rules(
-            &decoded.tool,
-            &decoded.arguments,
-            resource.as_ref(),
-        ) {
-            Err(error) => Settled {
-                state: State::FailedFinal,
-                result: Err(error),
-                downstream_request_id: None,
-            },
+        let settled = match business::check_business_rules(&decoded.tool, &decoded.arguments, resource.as_ref()) {
+            Err(error) => Settled { state: State::FailedFinal, result: Err(error), downstream_request_id: None },
             // 5. Bound by deadline, and 6. call the tool.
             Ok(()) => self.call_tool(run, &decoded, held.as_ref()).await,
         };
 
         // 7. Validate output.
         let settled = self.check_output(&decoded.tool, settled);
-        run.trail
-            .downstream_request_id
-            .clone_from(&settled.downstream_request_id);
+        run.trail.downstream_request_id.clone_from(&settled.downstream_request_id);
 
         // 8. Record, and 9. answer.
         let envelope = run.envelope(settled.result);
@@ -337,19 +326,10 @@ impl Executor {
     }
 
     /// Stage 2: the access check, the resource lookup through its port, the ownership check.
-    async fn authorize(
-        &self,
-        run: &mut Run<'_>,
-        decoded: &Decoded,
-    ) -> Result<Option<Resource>, ErrorBody> {
+    async fn authorize(&self, run: &mut Run<'_>, decoded: &Decoded) -> Result<Option<Resource>, ErrorBody> {
         let now_ms = self.clock.wall_ms();
         let auth = &run.request.auth;
-        (self.stages.check_access)(&AccessInput {
-            auth,
-            decoded,
-            call: &run.request.call,
-            now_ms,
-        })?;
+        (self.stages.check_access)(&AccessInput { auth, decoded, call: &run.request.call, now_ms })?;
         let reference: Option<ResourceRef> = decoded.tool.tool.resource(&decoded.arguments);
         let resource = match &reference {
             None => None,
@@ -366,26 +346,16 @@ impl Executor {
         Ok(resource)
     }
 
-    async fn load_resource(
-        &self,
-        run: &Run<'_>,
-        reference: &ResourceRef,
-    ) -> Result<Option<Resource>, ErrorBody> {
-        let load = self
-            .resources
-            .load(reference, &run.request.auth, &run.deadline);
+    async fn load_resource(&self, run: &Run<'_>, reference: &ResourceRef) -> Result<Option<Resource>, ErrorBody> {
+        let load = self.resources.load(reference, &run.request.auth, &run.deadline);
         match tokio::time::timeout_at(run.deadline.instant(), load).await {
             Ok(Ok(resource)) => Ok(resource),
-            Ok(Err(_)) => Err(ErrorBody::new(
-                ErrorCode::DependencyUnavailable,
-                "the system of record could not be reached",
-            )
-            .with("reason", "resource_lookup_failed")),
-            Err(_) => Err(ErrorBody::new(
-                ErrorCode::TimeoutNotStarted,
-                "the deadline passed while checking access",
-            )
-            .with("reason", "deadline_elapsed")),
+            Ok(Err(_)) => {
+                Err(ErrorBody::new(ErrorCode::DependencyUnavailable, "the system of record could not be reached")
+                    .with("reason", "resource_lookup_failed"))
+            }
+            Err(_) => Err(ErrorBody::new(ErrorCode::TimeoutNotStarted, "the deadline passed while checking access")
+                .with("reason", "deadline_elapsed")),
         }
     }
 
@@ -429,20 +399,12 @@ impl Executor {
             let now_ms = self.clock.wall_ms();
             match record.state {
                 State::InProgress if record.lease_expires_ms > now_ms => {
-                    return Claimed::Answer(
-                        run.fail(in_progress(record.lease_expires_ms.saturating_sub(now_ms))),
-                    );
+                    return Claimed::Answer(run.fail(in_progress(record.lease_expires_ms.saturating_sub(now_ms))));
                 }
                 State::InProgress => {
                     // The holder's lease ran out: it may still have acted, so the record becomes UNKNOWN.
-                    let update =
-                        Update::settle(&record, State::Unknown, record.outcome.clone(), now_ms);
-                    if self
-                        .store
-                        .advance(&record.key, record.version(), update)
-                        .await
-                        .is_err()
-                    {
+                    let update = Update::settle(&record, State::Unknown, record.outcome.clone(), now_ms);
+                    if self.store.advance(&record.key, record.version(), update).await.is_err() {
                         return Claimed::Answer(run.fail(store_failed()));
                     }
                 }
@@ -456,25 +418,15 @@ impl Executor {
                     )
                     .with("attempts", record.attempts);
                     let envelope = run.fail(error);
-                    let update = Update::settle(
-                        &record,
-                        State::FailedFinal,
-                        Some(envelope.to_json()),
-                        now_ms,
-                    );
-                    match self
-                        .store
-                        .advance(&record.key, record.version(), update)
-                        .await
-                    {
+                    let update = Update::settle(&record, State::FailedFinal, Some(envelope.to_json()), now_ms);
+                    match self.store.advance(&record.key, record.version(), update).await {
                         Ok(true) => return Claimed::Answer(envelope),
                         Ok(false) => {}
                         Err(_) => return Claimed::Answer(run.fail(store_failed())),
                     }
                 }
                 State::FailedRetryable => {
-                    let update =
-                        Update::retake(&record, new.lease_expires_ms, new.deadline_ms, now_ms);
+                    let update = Update::retake(&record, new.lease_expires_ms, new.deadline_ms, now_ms);
                     let taken = Record {
                         state: State::InProgress,
                         epoch: update.epoch,
@@ -485,11 +437,7 @@ impl Executor {
                         updated_ms: now_ms,
                         ..record.clone()
                     };
-                    match self
-                        .store
-                        .advance(&record.key, record.version(), update)
-                        .await
-                    {
+                    match self.store.advance(&record.key, record.version(), update).await {
                         Ok(true) => return Claimed::Execute(taken),
                         Ok(false) => {}
                         Err(_) => return Claimed::Answer(run.fail(store_failed())),
@@ -511,8 +459,11 @@ impl Executor {
             Plan::Unresolvable => Reconciled::Answer(match record.outcome {
                 Some(_) => self.replay(run, record),
                 None => run.fail(
-                    ErrorBody::new(ErrorCode::TimeoutUnknown, "an earlier attempt's outcome is unknown and this tool cannot be reconciled automatically")
-                        .with("reason", "unreconcilable"),
+                    ErrorBody::new(
+                        ErrorCode::TimeoutUnknown,
+                        "an earlier attempt's outcome is unknown and this tool cannot be reconciled automatically",
+                    )
+                    .with("reason", "unreconcilable"),
                 ),
             }),
             Plan::ReExecute => self.settle_unknown(run, record, State::FailedRetryable, None).await,
@@ -521,7 +472,8 @@ impl Executor {
                 let auth = &run.request.auth;
                 let context = ToolContext::new(auth, Some(&record.key), &run.deadline, &run.request_id, &sent);
                 let query = decoded.tool.tool.status(&context, &decoded.arguments);
-                let status = tokio::time::timeout_at(run.deadline.instant(), AssertUnwindSafe(query).catch_unwind()).await;
+                let status =
+                    tokio::time::timeout_at(run.deadline.instant(), AssertUnwindSafe(query).catch_unwind()).await;
                 match status {
                     Ok(Ok(Ok(Status::Completed(result)))) => {
                         let settled = self.check_output(
@@ -539,16 +491,29 @@ impl Executor {
                         let stored = envelope.to_json();
                         self.settle_unknown(run, record, State::FailedFinal, Some(stored)).await.or_answer(envelope)
                     }
-                    Ok(Ok(Ok(Status::Pending))) => Reconciled::Answer(run.fail(in_progress(0).with("reason", "downstream_pending"))),
+                    Ok(Ok(Ok(Status::Pending))) => {
+                        Reconciled::Answer(run.fail(in_progress(0).with("reason", "downstream_pending")))
+                    }
                     Ok(Ok(Ok(Status::NotFound))) if record.deadline_ms > now_ms => {
                         // The earlier attempt may still arrive downstream before its deadline: wait it out.
-                        Reconciled::Answer(run.fail(in_progress(record.deadline_ms - now_ms).with("reason", "awaiting_earlier_deadline")))
+                        Reconciled::Answer(
+                            run.fail(
+                                in_progress(record.deadline_ms - now_ms).with("reason", "awaiting_earlier_deadline"),
+                            ),
+                        )
                     }
-                    Ok(Ok(Ok(Status::NotFound))) => self.settle_unknown(run, record, State::FailedRetryable, None).await,
-                    Ok(Ok(Err(_))) | Ok(Err(_)) | Err(_) => Reconciled::Answer(run.fail(
-                        ErrorBody::new(ErrorCode::DependencyUnavailable, "the outcome of an earlier attempt could not be checked; retry later")
+                    Ok(Ok(Ok(Status::NotFound))) => {
+                        self.settle_unknown(run, record, State::FailedRetryable, None).await
+                    }
+                    Ok(Ok(Err(_))) | Ok(Err(_)) | Err(_) => Reconciled::Answer(
+                        run.fail(
+                            ErrorBody::new(
+                                ErrorCode::DependencyUnavailable,
+                                "the outcome of an earlier attempt could not be checked; retry later",
+                            )
                             .with("reason", "reconciliation_failed"),
-                    )),
+                        ),
+                    ),
                 }
             }
         }
@@ -563,11 +528,7 @@ impl Executor {
         outcome: Option<Value>,
     ) -> Reconciled {
         let update = Update::settle(record, state, outcome, self.clock.wall_ms());
-        match self
-            .store
-            .advance(&record.key, record.version(), update)
-            .await
-        {
+        match self.store.advance(&record.key, record.version(), update).await {
             Ok(_) => Reconciled::ClaimAgain,
             Err(_) => Reconciled::Answer(run.fail(store_failed())),
         }
@@ -580,23 +541,12 @@ impl Executor {
         }
         let sent = AtomicBool::new(false);
         let key = held.map(|record| record.key.as_str());
-        let context = ToolContext::new(
-            &run.request.auth,
-            key,
-            &run.deadline,
-            &run.request_id,
-            &sent,
-        );
-        let invoke =
-            AssertUnwindSafe(decoded.tool.tool.invoke(&context, &decoded.arguments)).catch_unwind();
+        let context = ToolContext::new(&run.request.auth, key, &run.deadline, &run.request_id, &sent);
+        let invoke = AssertUnwindSafe(decoded.tool.tool.invoke(&context, &decoded.arguments)).catch_unwind();
         let attempt = match tokio::time::timeout_at(run.deadline.instant(), invoke).await {
             Ok(Ok(answer)) => Attempt::Finished(answer),
-            Ok(Err(_panic)) => Attempt::Panicked {
-                sent: sent.load(Ordering::Acquire),
-            },
-            Err(_elapsed) => Attempt::TimedOut {
-                sent: sent.load(Ordering::Acquire),
-            },
+            Ok(Err(_panic)) => Attempt::Panicked { sent: sent.load(Ordering::Acquire) },
+            Err(_elapsed) => Attempt::TimedOut { sent: sent.load(Ordering::Acquire) },
         };
         (self.stages.settle)(attempt)
     }
@@ -606,11 +556,7 @@ impl Executor {
         match &settled.result {
             Ok(result) => match (self.stages.validate_output)(tool, result) {
                 Ok(()) => settled,
-                Err(error) => Settled {
-                    state: State::FailedFinal,
-                    result: Err(error),
-                    ..settled
-                },
+                Err(error) => Settled { state: State::FailedFinal, result: Err(error), ..settled },
             },
             Err(_) => settled,
         }
@@ -629,35 +575,22 @@ impl Executor {
     }
 
     fn replay(&self, run: &mut Run<'_>, record: &Record) -> Envelope {
-        let stored = record
-            .outcome
-            .clone()
-            .and_then(|json| serde_json::from_value::<Envelope>(json).ok());
+        let stored = record.outcome.clone().and_then(|json| serde_json::from_value::<Envelope>(json).ok());
         let Some(stored) = stored else {
             return run.fail(store_failed());
         };
         run.meta.replayed = true;
         run.meta.reconciled = stored.meta.reconciled;
         run.trail.outcome = "replayed".to_owned();
-        Envelope {
-            ok: stored.ok,
-            result: stored.result,
-            error: stored.error,
-            meta: run.meta.clone(),
-        }
+        Envelope { ok: stored.ok, result: stored.result, error: stored.error, meta: run.meta.clone() }
     }
 
     fn lease_end(&self, deadline: &Deadline) -> u64 {
-        deadline
-            .wall_ms()
-            .saturating_add(self.config.lease_margin.as_millis() as u64)
+        deadline.wall_ms().saturating_add(self.config.lease_margin.as_millis() as u64)
     }
 
     fn start<'r>(&self, request: &'r Request) -> Run<'r> {
-        let request_id = request
-            .request_id
-            .clone()
-            .unwrap_or_else(|| self.ids.next());
+        let request_id = request.request_id.clone().unwrap_or_else(|| self.ids.next());
         let deadline = Deadline::after(request.budget, &*self.clock);
         let meta = Meta {
             request_id: request_id.clone(),
@@ -690,13 +623,7 @@ impl Executor {
             arguments: None,
             notes: Vec::new(),
         };
-        Run {
-            request,
-            request_id,
-            deadline,
-            meta,
-            trail,
-        }
+        Run { request, request_id, deadline, meta, trail }
     }
 
     fn finish(&self, mut run: Run<'_>, envelope: &Envelope) {
@@ -744,16 +671,12 @@ impl Reconciled {
 }
 
 fn in_progress(retry_after_ms: u64) -> ErrorBody {
-    ErrorBody::new(
-        ErrorCode::OperationInProgress,
-        "another attempt of this business request is still in progress",
-    )
-    .with("retry_after_ms", retry_after_ms.max(100))
+    ErrorBody::new(ErrorCode::OperationInProgress, "another attempt of this business request is still in progress")
+        .with("retry_after_ms", retry_after_ms.max(100))
 }
 
 fn store_failed() -> ErrorBody {
-    ErrorBody::new(ErrorCode::InternalError, "the idempotency store failed")
-        .with("reason", "store_failed")
+    ErrorBody::new(ErrorCode::InternalError, "the idempotency store failed").with("reason", "store_failed")
 }
 
 /// Request ids unique within a process and unlikely to repeat across processes.
@@ -767,18 +690,11 @@ impl RequestIds {
         let nanos = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |since| since.as_nanos() as u64);
-        RequestIds {
-            prefix: nanos ^ u64::from(std::process::id()).rotate_left(32),
-            next: AtomicU64::new(1),
-        }
+        RequestIds { prefix: nanos ^ u64::from(std::process::id()).rotate_left(32), next: AtomicU64::new(1) }
     }
 
     fn next(&self) -> String {
-        format!(
-            "req_{:012x}{:06x}",
-            self.prefix & 0xffff_ffff_ffff,
-            self.next.fetch_add(1, Ordering::Relaxed)
-        )
+        format!("req_{:012x}{:06x}", self.prefix & 0xffff_ffff_ffff, self.next.fetch_add(1, Ordering::Relaxed))
     }
 }
 

@@ -15,12 +15,16 @@
 //! | 8. record | [`store`], [`audit`] | the final state by compare-and-set; one audit record per call |
 //! | 9. envelope | [`envelope`], [`error`] | one shape; codes, flags and resolutions from one table |
 //!
+//! Around the pipeline: [`batch`] orders the parallel calls of one model turn, [`mapping`] writes envelopes
+//! back as MCP, OpenAI and Anthropic tool results, [`lint`] checks schemas against strict mode.
+//!
 //! Ports (traits) for faults and variants: [`clock::Clock`], [`store::Store`], [`resource::Resources`],
 //! [`audit::AuditSink`], [`tool::Tool`]. Pure stages are swappable function pointers in [`Stages`].
 
 pub mod audit;
 pub mod auth;
 pub mod authorize;
+pub mod batch;
 pub mod business;
 pub mod canonical;
 pub mod clock;
@@ -30,6 +34,8 @@ pub mod envelope;
 pub mod error;
 mod executor;
 pub mod idempotency;
+pub mod lint;
+pub mod mapping;
 pub mod outcome;
 pub mod output;
 pub mod reconcile;

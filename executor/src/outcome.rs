@@ -54,11 +54,7 @@ pub fn settle(attempt: Attempt) -> Settled {
         },
         Attempt::Finished(Err(failure)) => {
             let (state, error) = failure_outcome(&failure);
-            Settled {
-                state,
-                result: Err(error),
-                downstream_request_id: failure.downstream_request_id,
-            }
+            Settled { state, result: Err(error), downstream_request_id: failure.downstream_request_id }
         }
         Attempt::TimedOut { sent: true } => unknown(
             ErrorBody::new(
@@ -77,27 +73,18 @@ pub fn settle(attempt: Attempt) -> Settled {
             downstream_request_id: None,
         },
         Attempt::Panicked { sent } => {
-            let error = ErrorBody::new(ErrorCode::InternalError, "the tool failed unexpectedly")
-                .with("sent", sent);
+            let error = ErrorBody::new(ErrorCode::InternalError, "the tool failed unexpectedly").with("sent", sent);
             if sent {
                 unknown(error)
             } else {
-                Settled {
-                    state: State::FailedRetryable,
-                    result: Err(error),
-                    downstream_request_id: None,
-                }
+                Settled { state: State::FailedRetryable, result: Err(error), downstream_request_id: None }
             }
         }
     }
 }
 
 fn unknown(error: ErrorBody) -> Settled {
-    Settled {
-        state: State::Unknown,
-        result: Err(error),
-        downstream_request_id: None,
-    }
+    Settled { state: State::Unknown, result: Err(error), downstream_request_id: None }
 }
 
 /// The next state and error of a tool failure.
@@ -123,17 +110,11 @@ pub fn failure_outcome(failure: &ToolFailure) -> (State, ErrorBody) {
             let wait = retry_after.unwrap_or(DEFAULT_RETRY_AFTER);
             (
                 State::FailedRetryable,
-                ErrorBody::new(
-                    ErrorCode::RateLimited,
-                    "the downstream service is rate limiting; retry later",
-                )
-                .with("retry_after_ms", wait.as_millis() as u64),
+                ErrorBody::new(ErrorCode::RateLimited, "the downstream service is rate limiting; retry later")
+                    .with("retry_after_ms", wait.as_millis() as u64),
             )
         }
-        Failure::Rejected(rejection) => (
-            State::FailedFinal,
-            with_status(rejected(rejection), failure.status),
-        ),
+        Failure::Rejected(rejection) => (State::FailedFinal, with_status(rejected(rejection), failure.status)),
         Failure::Lost => (
             State::Unknown,
             ErrorBody::new(
@@ -144,11 +125,8 @@ pub fn failure_outcome(failure: &ToolFailure) -> (State, ErrorBody) {
         ),
         Failure::Unreadable => (
             State::FailedFinal,
-            ErrorBody::new(
-                ErrorCode::OutputInvalid,
-                "the downstream reported success with a body that cannot be read",
-            )
-            .with("reason", "unreadable"),
+            ErrorBody::new(ErrorCode::OutputInvalid, "the downstream reported success with a body that cannot be read")
+                .with("reason", "unreadable"),
         ),
     }
 }
@@ -165,10 +143,7 @@ mod tests {
     use super::*;
 
     fn failed(failure: Failure) -> Settled {
-        settle(Attempt::Finished(Err(ToolFailure {
-            diagnostic: Some("SECRET body".into()),
-            ..failure.into()
-        })))
+        settle(Attempt::Finished(Err(ToolFailure { diagnostic: Some("SECRET body".into()), ..failure.into() })))
     }
 
     #[test]
@@ -182,16 +157,10 @@ mod tests {
 
     #[test]
     fn a_timeout_is_unknown_only_after_sending() {
-        assert_eq!(
-            settle(Attempt::TimedOut { sent: true }).state,
-            State::Unknown
-        );
+        assert_eq!(settle(Attempt::TimedOut { sent: true }).state, State::Unknown);
         let not_sent = settle(Attempt::TimedOut { sent: false });
         assert_eq!(not_sent.state, State::FailedRetryable);
-        assert_eq!(
-            not_sent.result.expect_err("error").code,
-            ErrorCode::TimeoutNotStarted
-        );
+        assert_eq!(not_sent.result.expect_err("error").code, ErrorCode::TimeoutNotStarted);
     }
 
     #[test]
@@ -211,15 +180,10 @@ mod tests {
 
     #[test]
     fn rate_limits_always_say_when_to_retry() {
-        let error = failed(Failure::RateLimited {
-            retry_after: Some(Duration::from_secs(3)),
-        })
-        .result
-        .expect_err("error");
+        let error =
+            failed(Failure::RateLimited { retry_after: Some(Duration::from_secs(3)) }).result.expect_err("error");
         assert_eq!(error.details["retry_after_ms"], 3000);
-        let error = failed(Failure::RateLimited { retry_after: None })
-            .result
-            .expect_err("error");
+        let error = failed(Failure::RateLimited { retry_after: None }).result.expect_err("error");
         assert_eq!(error.details["retry_after_ms"], 1000);
     }
 }

@@ -16,14 +16,10 @@ pub fn validate_output(tool: &Registered, result: &Value) -> Result<(), ErrorBod
         return Ok(());
     }
     let (violations, _) = tool.output.violations(result, 1);
-    let body = ErrorBody::new(
-        ErrorCode::OutputInvalid,
-        "the tool returned data that does not match its output contract",
-    );
+    let body =
+        ErrorBody::new(ErrorCode::OutputInvalid, "the tool returned data that does not match its output contract");
     Err(match violations.first() {
-        Some(first) => body
-            .with("path", first.path.clone())
-            .with("keyword", first.keyword.clone()),
+        Some(first) => body.with("path", first.path.clone()).with("keyword", first.keyword.clone()),
         None => body,
     })
 }

@@ -30,9 +30,7 @@ impl Registered {
 
 impl std::fmt::Debug for Registered {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Registered")
-            .field("name", &self.spec().name)
-            .finish_non_exhaustive()
+        f.debug_struct("Registered").field("name", &self.spec().name).finish_non_exhaustive()
     }
 }
 
@@ -82,29 +80,13 @@ impl Tools {
         if self.by_name.contains_key(&name) {
             return Err(RegistryError::DuplicateName(name));
         }
-        let input = CompiledSchema::compile(&spec.input_schema).map_err(|message| {
-            RegistryError::InvalidInputSchema {
-                tool: name.clone(),
-                message,
-            }
-        })?;
-        let output = CompiledSchema::compile(&spec.output_schema).map_err(|message| {
-            RegistryError::InvalidOutputSchema {
-                tool: name.clone(),
-                message,
-            }
-        })?;
+        let input = CompiledSchema::compile(&spec.input_schema)
+            .map_err(|message| RegistryError::InvalidInputSchema { tool: name.clone(), message })?;
+        let output = CompiledSchema::compile(&spec.output_schema)
+            .map_err(|message| RegistryError::InvalidOutputSchema { tool: name.clone(), message })?;
         let mut schema_version = sha256_hex(canonical_json(&spec.input_schema).as_bytes());
         schema_version.truncate(12);
-        self.by_name.insert(
-            name,
-            Arc::new(Registered {
-                tool,
-                input,
-                output,
-                schema_version,
-            }),
-        );
+        self.by_name.insert(name, Arc::new(Registered { tool, input, output, schema_version }));
         Ok(())
     }
 

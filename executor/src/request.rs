@@ -31,25 +31,13 @@ pub struct ToolCall {
 
 impl ToolCall {
     /// A call with raw JSON text arguments.
-    pub fn raw(
-        call_id: impl Into<String>,
-        name: impl Into<String>,
-        arguments: impl Into<String>,
-    ) -> Self {
-        ToolCall {
-            call_id: call_id.into(),
-            name: name.into(),
-            arguments: Arguments::Raw(arguments.into()),
-        }
+    pub fn raw(call_id: impl Into<String>, name: impl Into<String>, arguments: impl Into<String>) -> Self {
+        ToolCall { call_id: call_id.into(), name: name.into(), arguments: Arguments::Raw(arguments.into()) }
     }
 
     /// A call with already-parsed arguments.
     pub fn value(call_id: impl Into<String>, name: impl Into<String>, arguments: Value) -> Self {
-        ToolCall {
-            call_id: call_id.into(),
-            name: name.into(),
-            arguments: Arguments::Value(arguments),
-        }
+        ToolCall { call_id: call_id.into(), name: name.into(), arguments: Arguments::Value(arguments) }
     }
 }
 

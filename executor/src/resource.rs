@@ -24,10 +24,7 @@ pub struct ResourceRef {
 impl ResourceRef {
     /// A reference.
     pub fn new(kind: &str, id: &str) -> ResourceRef {
-        ResourceRef {
-            kind: kind.to_owned(),
-            id: id.to_owned(),
-        }
+        ResourceRef { kind: kind.to_owned(), id: id.to_owned() }
     }
 }
 
@@ -72,10 +69,7 @@ impl MemoryResources {
 
     /// Adds or replaces a resource.
     pub fn insert(&self, reference: ResourceRef, resource: Resource) {
-        self.items
-            .write()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .insert(reference, resource);
+        self.items.write().unwrap_or_else(std::sync::PoisonError::into_inner).insert(reference, resource);
     }
 }
 
@@ -87,11 +81,6 @@ impl Resources for MemoryResources {
         _auth: &AuthContext,
         _deadline: &Deadline,
     ) -> Result<Option<Resource>, ToolFailure> {
-        Ok(self
-            .items
-            .read()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .get(reference)
-            .cloned())
+        Ok(self.items.read().unwrap_or_else(std::sync::PoisonError::into_inner).get(reference).cloned())
     }
 }

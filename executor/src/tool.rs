@@ -87,10 +87,7 @@ pub struct Rejection {
 impl Rejection {
     /// A rejection about one field.
     pub fn field(reason: &str, field: &str) -> Rejection {
-        Rejection {
-            reason: reason.to_owned(),
-            field: Some(field.to_owned()),
-        }
+        Rejection { reason: reason.to_owned(), field: Some(field.to_owned()) }
     }
 }
 
@@ -130,12 +127,7 @@ pub struct ToolFailure {
 
 impl From<Failure> for ToolFailure {
     fn from(failure: Failure) -> ToolFailure {
-        ToolFailure {
-            failure,
-            status: None,
-            diagnostic: None,
-            downstream_request_id: None,
-        }
+        ToolFailure { failure, status: None, diagnostic: None, downstream_request_id: None }
     }
 }
 
@@ -163,10 +155,7 @@ pub struct Output {
 
 impl From<Value> for Output {
     fn from(value: Value) -> Output {
-        Output {
-            value,
-            downstream_request_id: None,
-        }
+        Output { value, downstream_request_id: None }
     }
 }
 
@@ -192,13 +181,7 @@ impl<'a> ToolContext<'a> {
         request_id: &'a str,
         sent: &'a AtomicBool,
     ) -> ToolContext<'a> {
-        ToolContext {
-            auth,
-            idempotency_key,
-            deadline,
-            request_id,
-            sent,
-        }
+        ToolContext { auth, idempotency_key, deadline, request_id, sent }
     }
 
     /// Call right before the request may reach the downstream. After this, a timeout is an unknown outcome.
@@ -222,11 +205,7 @@ pub trait Tool: Send + Sync {
     ///
     /// # Errors
     /// A [`Rejection`] when a rule refuses the call.
-    fn check_business_rules(
-        &self,
-        _arguments: &Value,
-        _resource: Option<&Resource>,
-    ) -> Result<(), Rejection> {
+    fn check_business_rules(&self, _arguments: &Value, _resource: Option<&Resource>) -> Result<(), Rejection> {
         Ok(())
     }
 
@@ -234,8 +213,7 @@ pub trait Tool: Send + Sync {
     ///
     /// # Errors
     /// A [`ToolFailure`] telling whether the request may have been applied.
-    async fn invoke(&self, ctx: &ToolContext<'_>, arguments: &Value)
-    -> Result<Output, ToolFailure>;
+    async fn invoke(&self, ctx: &ToolContext<'_>, arguments: &Value) -> Result<Output, ToolFailure>;
 
     /// Whether [`Tool::status`] is implemented.
     fn has_status_query(&self) -> bool {
@@ -246,11 +224,7 @@ pub trait Tool: Send + Sync {
     ///
     /// # Errors
     /// A [`ToolFailure`] when the downstream could not answer.
-    async fn status(
-        &self,
-        _ctx: &ToolContext<'_>,
-        _arguments: &Value,
-    ) -> Result<Status, ToolFailure> {
+    async fn status(&self, _ctx: &ToolContext<'_>, _arguments: &Value) -> Result<Status, ToolFailure> {
         Err(Failure::NotSent.into())
     }
 }

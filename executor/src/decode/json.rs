@@ -54,18 +54,11 @@ pub enum JsonFault {
 
 /// Parses `bytes` strictly, refusing duplicate keys and nesting deeper than `max_depth` containers.
 pub fn parse_strict(bytes: &[u8], max_depth: usize) -> Result<Value, JsonFault> {
-    let shared = Shared {
-        max_depth,
-        fault: Cell::new(None),
-        unwound_path: RefCell::new(Vec::new()),
-    };
+    let shared = Shared { max_depth, fault: Cell::new(None), unwound_path: RefCell::new(Vec::new()) };
     let mut deserializer = serde_json::Deserializer::from_slice(bytes);
-    let parsed = Node {
-        shared: &shared,
-        depth: 0,
-    }
-    .deserialize(&mut deserializer)
-    .and_then(|value| deserializer.end().map(|()| value));
+    let parsed = Node { shared: &shared, depth: 0 }
+        .deserialize(&mut deserializer)
+        .and_then(|value| deserializer.end().map(|()| value));
     parsed.map_err(|error| {
         let position = position_of(bytes, error.line(), error.column());
         let path = pointer(shared.unwound_path.take());
@@ -75,11 +68,7 @@ pub fn parse_strict(bytes: &[u8], max_depth: usize) -> Result<Value, JsonFault> 
             None => {
                 let message = strip_position(&error.to_string());
                 let hint = hint_for(bytes, position.offset, &message, error.is_eof());
-                JsonFault::Syntax {
-                    message,
-                    hint,
-                    position,
-                }
+                JsonFault::Syntax { message, hint, position }
             }
         }
     })
@@ -155,9 +144,7 @@ impl<'de> Visitor<'de> for Node<'_> {
     }
 
     fn visit_f64<E: de::Error>(self, value: f64) -> Result<Value, E> {
-        Number::from_f64(value)
-            .map(Value::Number)
-            .ok_or_else(|| E::custom("number out of range"))
+        Number::from_f64(value).map(Value::Number).ok_or_else(|| E::custom("number out of range"))
     }
 
     fn visit_str<E>(self, value: &str) -> Result<Value, E> {
@@ -179,10 +166,7 @@ impl<'de> Visitor<'de> for Node<'_> {
         }
         let mut items = Vec::new();
         loop {
-            match seq.next_element_seed(Node {
-                shared: self.shared,
-                depth,
-            }) {
+            match seq.next_element_seed(Node { shared: self.shared, depth }) {
                 Ok(Some(item)) => items.push(item),
                 Ok(None) => return Ok(Value::Array(items)),
                 Err(error) => {
@@ -202,15 +186,9 @@ impl<'de> Visitor<'de> for Node<'_> {
         while let Some(key) = map.next_key::<String>()? {
             match members.entry(key) {
                 Entry::Occupied(occupied) => {
-                    return Err(self.shared.fail(
-                        Fault::DuplicateKey,
-                        Some(Segment::Key(occupied.key().clone())),
-                    ));
+                    return Err(self.shared.fail(Fault::DuplicateKey, Some(Segment::Key(occupied.key().clone()))));
                 }
-                Entry::Vacant(vacant) => match map.next_value_seed(Node {
-                    shared: self.shared,
-                    depth,
-                }) {
+                Entry::Vacant(vacant) => match map.next_value_seed(Node { shared: self.shared, depth }) {
                     Ok(member) => {
                         vacant.insert(member);
                     }
@@ -253,14 +231,8 @@ fn position_of(bytes: &[u8], line: usize, column: usize) -> Position {
             }
         }
     }
-    let offset = (start_of_line + column)
-        .saturating_sub(1)
-        .min(bytes.len().saturating_sub(1));
-    Position {
-        line: line.max(1),
-        column: column.max(1),
-        offset,
-    }
+    let offset = (start_of_line + column).saturating_sub(1).min(bytes.len().saturating_sub(1));
+    Position { line: line.max(1), column: column.max(1), offset }
 }
 
 fn strip_position(message: &str) -> String {
@@ -290,12 +262,7 @@ fn hint_for(bytes: &[u8], offset: usize, message: &str, eof: bool) -> Option<&'s
         Some("control_character")
     } else if starts(b"True") || starts(b"False") || starts(b"None") {
         Some("python_literal")
-    } else if starts(b"NaN")
-        || starts(b"Infinity")
-        || starts(b"-Infinity")
-        || starts(b"nan")
-        || starts(b"inf")
-    {
+    } else if starts(b"NaN") || starts(b"Infinity") || starts(b"-Infinity") || starts(b"nan") || starts(b"inf") {
         Some("non_finite_number")
     } else if starts(b"'") {
         Some("single_quotes")
@@ -333,9 +300,7 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
-        assert!(
-            matches!(fault(r#"{"x":1,"x":1}"#), JsonFault::DuplicateKey { path, .. } if path == "/x")
-        );
+        assert!(matches!(fault(r#"{"x":1,"x":1}"#), JsonFault::DuplicateKey { path, .. } if path == "/x"));
     }
 
     #[test]
@@ -355,20 +320,13 @@ mod tests {
         let ok = format!("{}{}", "[".repeat(64), "]".repeat(64));
         assert!(parse_strict(ok.as_bytes(), 64).is_ok());
         let over = format!("{}{}", "[".repeat(65), "]".repeat(65));
-        assert!(matches!(
-            parse_strict(over.as_bytes(), 64),
-            Err(JsonFault::TooDeep { .. })
-        ));
+        assert!(matches!(parse_strict(over.as_bytes(), 64), Err(JsonFault::TooDeep { .. })));
     }
 
     #[test]
     fn syntax_errors_carry_line_column_offset_and_hint() {
         match fault("{\n  \"a\": True\n}") {
-            JsonFault::Syntax {
-                hint,
-                position,
-                message,
-            } => {
+            JsonFault::Syntax { hint, position, message } => {
                 assert_eq!(hint, Some("python_literal"));
                 assert_eq!((position.line, position.column, position.offset), (2, 8, 9));
                 assert!(!message.contains("line"), "{message}");

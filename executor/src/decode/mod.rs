@@ -35,11 +35,7 @@ impl Limits {
 
 impl Default for Limits {
     fn default() -> Limits {
-        Limits {
-            max_argument_bytes: 1024 * 1024,
-            max_depth: 64,
-            max_violations: 10,
-        }
+        Limits { max_argument_bytes: 1024 * 1024, max_depth: 64, max_violations: 10 }
     }
 }
 
@@ -75,8 +71,7 @@ pub fn parse_arguments(arguments: &Arguments, limits: &Limits) -> Result<Value, 
     let value = match arguments {
         Arguments::Raw(text) => {
             check_size(text.len(), limits)?;
-            parse_strict(text.as_bytes(), limits.max_depth)
-                .map_err(|fault| json_fault(fault, limits))?
+            parse_strict(text.as_bytes(), limits.max_depth).map_err(|fault| json_fault(fault, limits))?
         }
         Arguments::Value(value) => {
             check_value_shape(value, limits)?;
@@ -84,12 +79,9 @@ pub fn parse_arguments(arguments: &Arguments, limits: &Limits) -> Result<Value, 
         }
     };
     if !value.is_object() {
-        return Err(ErrorBody::new(
-            ErrorCode::InvalidArguments,
-            "tool arguments must be a JSON object",
-        )
-        .with("reason", "not_an_object")
-        .with("found", json_type(&value)));
+        return Err(ErrorBody::new(ErrorCode::InvalidArguments, "tool arguments must be a JSON object")
+            .with("reason", "not_an_object")
+            .with("found", json_type(&value)));
     }
     Ok(value)
 }
@@ -109,17 +101,11 @@ pub fn find_tool(tools: &Tools, name: &str) -> Result<Arc<Registered>, ErrorBody
 ///
 /// # Errors
 /// `schema_violation` with the first violation's path and keyword and a bounded list of all of them.
-pub fn check_schema(
-    tool: &Registered,
-    arguments: &Value,
-    limits: &Limits,
-) -> Result<(), ErrorBody> {
+pub fn check_schema(tool: &Registered, arguments: &Value, limits: &Limits) -> Result<(), ErrorBody> {
     if tool.input.is_valid(arguments) {
         return Ok(());
     }
-    let (violations, truncated) = tool
-        .input
-        .violations(arguments, limits.max_violations.max(1));
+    let (violations, truncated) = tool.input.violations(arguments, limits.max_violations.max(1));
     let first = violations.first().cloned().unwrap_or(Violation {
         path: String::new(),
         keyword: "schema".to_owned(),
@@ -127,21 +113,11 @@ pub fn check_schema(
     });
     Err(ErrorBody::new(
         ErrorCode::SchemaViolation,
-        format!(
-            "argument {} is invalid: {}",
-            display_path(&first.path),
-            first.message
-        ),
+        format!("argument {} is invalid: {}", display_path(&first.path), first.message),
     )
     .with("path", first.path.clone())
     .with("keyword", first.keyword.clone())
-    .with(
-        "violations",
-        violations
-            .iter()
-            .map(Violation::to_json)
-            .collect::<Vec<_>>(),
-    )
+    .with("violations", violations.iter().map(Violation::to_json).collect::<Vec<_>>())
     .with("violations_truncated", truncated))
 }
 
@@ -149,22 +125,15 @@ pub fn check_schema(
 pub fn finish(tool: Arc<Registered>, arguments: Value) -> Decoded {
     let canonical = canonical_json(&arguments);
     let arguments_hash = sha256_hex(canonical.as_bytes());
-    Decoded {
-        tool,
-        arguments,
-        canonical,
-        arguments_hash,
-    }
+    Decoded { tool, arguments, canonical, arguments_hash }
 }
 
 fn check_size(size: usize, limits: &Limits) -> Result<(), ErrorBody> {
     if size > limits.max_argument_bytes {
-        return Err(
-            ErrorBody::new(ErrorCode::InvalidArguments, "tool arguments are too large")
-                .with("reason", "too_large")
-                .with("limit_bytes", limits.max_argument_bytes)
-                .with("size_bytes", size),
-        );
+        return Err(ErrorBody::new(ErrorCode::InvalidArguments, "tool arguments are too large")
+            .with("reason", "too_large")
+            .with("limit_bytes", limits.max_argument_bytes)
+            .with("size_bytes", size));
     }
     Ok(())
 }
@@ -198,33 +167,21 @@ fn check_value_shape(value: &Value, limits: &Limits) -> Result<(), ErrorBody> {
 
 fn check_depth(depth: usize, limits: &Limits) -> Result<(), ErrorBody> {
     if depth > limits.max_depth {
-        return Err(ErrorBody::new(
-            ErrorCode::InvalidArguments,
-            "tool arguments nest too deeply",
-        )
-        .with("reason", "too_deep")
-        .with("limit", limits.max_depth));
+        return Err(ErrorBody::new(ErrorCode::InvalidArguments, "tool arguments nest too deeply")
+            .with("reason", "too_deep")
+            .with("limit", limits.max_depth));
     }
     Ok(())
 }
 
 fn json_fault(fault: JsonFault, limits: &Limits) -> ErrorBody {
     let at = |body: ErrorBody, position: Position| {
-        body.with("line", position.line)
-            .with("column", position.column)
-            .with("offset", position.offset)
+        body.with("line", position.line).with("column", position.column).with("offset", position.offset)
     };
     match fault {
-        JsonFault::Syntax {
-            message,
-            hint,
-            position,
-        } => {
+        JsonFault::Syntax { message, hint, position } => {
             let body = at(
-                ErrorBody::new(
-                    ErrorCode::InvalidJson,
-                    format!("tool arguments are not valid JSON: {message}"),
-                ),
+                ErrorBody::new(ErrorCode::InvalidJson, format!("tool arguments are not valid JSON: {message}")),
                 position,
             );
             match hint {
@@ -242,24 +199,17 @@ fn json_fault(fault: JsonFault, limits: &Limits) -> ErrorBody {
             position,
         ),
         JsonFault::TooDeep { path, position } => at(
-            ErrorBody::new(
-                ErrorCode::InvalidArguments,
-                "tool arguments nest too deeply",
-            )
-            .with("reason", "too_deep")
-            .with("limit", limits.max_depth)
-            .with("path", path),
+            ErrorBody::new(ErrorCode::InvalidArguments, "tool arguments nest too deeply")
+                .with("reason", "too_deep")
+                .with("limit", limits.max_depth)
+                .with("path", path),
             position,
         ),
     }
 }
 
 fn display_path(pointer: &str) -> &str {
-    if pointer.is_empty() {
-        "(root)"
-    } else {
-        pointer
-    }
+    if pointer.is_empty() { "(root)" } else { pointer }
 }
 
 fn json_type(value: &Value) -> &'static str {

@@ -23,9 +23,7 @@ pub struct CompiledSchema {
 
 impl std::fmt::Debug for CompiledSchema {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("CompiledSchema")
-            .field("sensitive", &self.sensitive)
-            .finish_non_exhaustive()
+        f.debug_struct("CompiledSchema").field("sensitive", &self.sensitive).finish_non_exhaustive()
     }
 }
 
@@ -62,10 +60,7 @@ impl CompiledSchema {
             .map_err(|error| error.to_string())?;
         let mut sensitive = Vec::new();
         collect_sensitive(schema, &mut Vec::new(), &mut sensitive);
-        Ok(CompiledSchema {
-            validator,
-            sensitive,
-        })
+        Ok(CompiledSchema { validator, sensitive })
     }
 
     /// Whether `value` is valid. The fast path: no allocation on success.
@@ -92,19 +87,13 @@ impl CompiledSchema {
         let segments: Vec<&str> = path.split('/').skip(1).collect();
         self.sensitive.iter().any(|pattern| {
             pattern.len() <= segments.len()
-                && pattern
-                    .iter()
-                    .zip(&segments)
-                    .all(|(want, got)| want == "*" || want == got)
+                && pattern.iter().zip(&segments).all(|(want, got)| want == "*" || want == got)
         })
     }
 
     /// The sensitive paths as JSON pointers (`*` matches any array index).
     pub fn sensitive_paths(&self) -> Vec<String> {
-        self.sensitive
-            .iter()
-            .map(|segments| format!("/{}", segments.join("/")))
-            .collect()
+        self.sensitive.iter().map(|segments| format!("/{}", segments.join("/"))).collect()
     }
 
     fn violation(&self, error: &ValidationError<'_>) -> Violation {
@@ -112,22 +101,14 @@ impl CompiledSchema {
         let (keyword, raw_message) = if error.kind().keyword() == INTEGER_LITERAL {
             (
                 "type".to_owned(),
-                "value is not an integer literal (no fraction, exponent or out-of-range value)"
-                    .to_owned(),
+                "value is not an integer literal (no fraction, exponent or out-of-range value)".to_owned(),
             )
         } else if self.is_sensitive(&path) {
-            (
-                error.kind().keyword().to_owned(),
-                error.masked_with("the value").to_string(),
-            )
+            (error.kind().keyword().to_owned(), error.masked_with("the value").to_string())
         } else {
             (error.kind().keyword().to_owned(), error.to_string())
         };
-        Violation {
-            path,
-            keyword,
-            message: truncate(raw_message),
-        }
+        Violation { path, keyword, message: truncate(raw_message) }
     }
 }
 
@@ -143,11 +124,7 @@ struct IntegerLiteral;
 
 impl<'i> Keyword<'i> for IntegerLiteral {
     fn validate(&self, instance: &'i Value) -> Result<(), ValidationError<'i>> {
-        if self.is_valid(instance) {
-            Ok(())
-        } else {
-            Err(ValidationError::custom("not an integer literal"))
-        }
+        if self.is_valid(instance) { Ok(()) } else { Err(ValidationError::custom("not an integer literal")) }
     }
 
     fn is_valid(&self, instance: &'i Value) -> bool {
@@ -161,9 +138,7 @@ impl<'i> Keyword<'i> for IntegerLiteral {
 fn says_integer(kind: &Value) -> bool {
     match kind {
         Value::String(name) => name == "integer",
-        Value::Array(names) => {
-            names.iter().any(|name| name == "integer") && !names.iter().any(|name| name == "number")
-        }
+        Value::Array(names) => names.iter().any(|name| name == "integer") && !names.iter().any(|name| name == "number"),
         _ => false,
     }
 }
@@ -213,9 +188,7 @@ fn collect_sensitive(schema: &Value, at: &mut Vec<String>, found: &mut Vec<Vec<S
     }
     for combinator in ["anyOf", "oneOf", "allOf"] {
         if let Some(Value::Array(branches)) = members.get(combinator) {
-            branches
-                .iter()
-                .for_each(|branch| collect_sensitive(branch, at, found));
+            branches.iter().for_each(|branch| collect_sensitive(branch, at, found));
         }
     }
 }
@@ -241,10 +214,7 @@ mod tests {
     #[test]
     fn integer_fields_refuse_float_lexical_forms() {
         let schema = CompiledSchema::compile(&refund_schema()).expect("schema");
-        for text in [
-            r#"{"order_id":"ord_1","amount":100.0}"#,
-            r#"{"order_id":"ord_1","amount":1e2}"#,
-        ] {
+        for text in [r#"{"order_id":"ord_1","amount":100.0}"#, r#"{"order_id":"ord_1","amount":1e2}"#] {
             let value: Value = serde_json::from_str(text).expect("json");
             assert!(!schema.is_valid(&value), "{text}");
             let (violations, _) = schema.violations(&value, 10);
@@ -262,21 +232,15 @@ mod tests {
         let (violations, _) = schema.violations(&value, 10);
         assert_eq!(violations.len(), 1);
         assert_eq!(violations[0].path, "/card");
-        assert!(
-            !violations[0].message.contains("4111"),
-            "{}",
-            violations[0].message
-        );
+        assert!(!violations[0].message.contains("4111"), "{}", violations[0].message);
         assert!(schema.is_sensitive("/card"));
         assert!(!schema.is_sensitive("/amount"));
     }
 
     #[test]
     fn violations_are_bounded() {
-        let schema = CompiledSchema::compile(
-            &json!({"type": "object", "additionalProperties": {"type": "integer"}}),
-        )
-        .expect("schema");
+        let schema = CompiledSchema::compile(&json!({"type": "object", "additionalProperties": {"type": "integer"}}))
+            .expect("schema");
         let mut many = Map::new();
         for index in 0..50 {
             many.insert(format!("k{index}"), Value::String("x".repeat(1000)));
@@ -284,10 +248,6 @@ mod tests {
         let (violations, truncated) = schema.violations(&Value::Object(many), 10);
         assert_eq!(violations.len(), 10);
         assert!(truncated);
-        assert!(
-            violations
-                .iter()
-                .all(|violation| violation.message.chars().count() <= MAX_MESSAGE_CHARS + 1)
-        );
+        assert!(violations.iter().all(|violation| violation.message.chars().count() <= MAX_MESSAGE_CHARS + 1));
     }
 }

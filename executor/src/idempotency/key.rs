@@ -61,12 +61,7 @@ mod tests {
     use crate::canonical::canonical_json;
     use serde_json::json;
 
-    fn input<'a>(
-        auth: &'a AuthContext,
-        business: Option<&'a str>,
-        call_id: &'a str,
-        attempt: u32,
-    ) -> KeyInput<'a> {
+    fn input<'a>(auth: &'a AuthContext, business: Option<&'a str>, call_id: &'a str, attempt: u32) -> KeyInput<'a> {
         KeyInput {
             auth,
             tool: "refund_order",
@@ -80,16 +75,12 @@ mod tests {
     #[test]
     fn the_material_is_canonical_json() {
         let auth = AuthContext::new("u\"1", "t1", &[]);
-        let expected = json!({"business_request_id": "b1", "subject_id": "u\"1", "tenant_id": "t1", "tool": "refund_order"});
-        assert_eq!(
-            derive_key(&input(&auth, Some("b1"), "c", 1)),
-            sha256_hex(canonical_json(&expected).as_bytes())
-        );
-        let expected = json!({"arguments": {"amount": 1}, "subject_id": "u\"1", "tenant_id": "t1", "tool": "refund_order"});
-        assert_eq!(
-            derive_key(&input(&auth, None, "c", 1)),
-            sha256_hex(canonical_json(&expected).as_bytes())
-        );
+        let expected =
+            json!({"business_request_id": "b1", "subject_id": "u\"1", "tenant_id": "t1", "tool": "refund_order"});
+        assert_eq!(derive_key(&input(&auth, Some("b1"), "c", 1)), sha256_hex(canonical_json(&expected).as_bytes()));
+        let expected =
+            json!({"arguments": {"amount": 1}, "subject_id": "u\"1", "tenant_id": "t1", "tool": "refund_order"});
+        assert_eq!(derive_key(&input(&auth, None, "c", 1)), sha256_hex(canonical_json(&expected).as_bytes()));
     }
 
     #[test]

@@ -8,6 +8,4 @@ mod key;
 mod state;
 
 pub use key::{KeyInput, derive_key};
-pub use state::{
-    IllegalTransition, NewRecord, Record, State, Update, Version, check_transition, is_legal,
-};
+pub use state::{IllegalTransition, NewRecord, Record, State, Update, Version, check_transition, is_legal};

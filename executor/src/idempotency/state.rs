@@ -32,13 +32,8 @@ pub enum State {
 
 impl State {
     /// Every state.
-    pub const ALL: [State; 5] = [
-        State::InProgress,
-        State::Succeeded,
-        State::FailedRetryable,
-        State::Unknown,
-        State::FailedFinal,
-    ];
+    pub const ALL: [State; 5] =
+        [State::InProgress, State::Succeeded, State::FailedRetryable, State::Unknown, State::FailedFinal];
 
     /// The stored form.
     pub const fn as_str(self) -> &'static str {
@@ -59,10 +54,7 @@ impl State {
     /// Whether retention may delete a record in this state. IN_PROGRESS and UNKNOWN are never deleted: the
     /// side effect may exist, and forgetting the key would let a retry apply it again.
     pub const fn may_expire(self) -> bool {
-        matches!(
-            self,
-            State::Succeeded | State::FailedRetryable | State::FailedFinal
-        )
+        matches!(self, State::Succeeded | State::FailedRetryable | State::FailedFinal)
     }
 }
 
@@ -78,10 +70,7 @@ pub const fn is_legal(from: Option<State>, to: State) -> bool {
     matches!(
         (from, to),
         (None, InProgress)
-            | (
-                Some(InProgress),
-                Succeeded | FailedRetryable | Unknown | FailedFinal
-            )
+            | (Some(InProgress), Succeeded | FailedRetryable | Unknown | FailedFinal)
             | (Some(Unknown), Succeeded | FailedRetryable | FailedFinal)
             | (Some(FailedRetryable), InProgress | FailedFinal)
     )
@@ -124,10 +113,7 @@ pub struct Record {
 impl Record {
     /// The record's version, for a compare-and-set.
     pub fn version(&self) -> Version {
-        Version {
-            state: self.state,
-            epoch: self.epoch,
-        }
+        Version { state: self.state, epoch: self.epoch }
     }
 }
 
@@ -241,20 +227,11 @@ pub struct IllegalTransition {
 /// # Errors
 /// [`IllegalTransition`] when the state machine has no such arrow or the epoch does not follow the rule.
 pub fn check_transition(from: Version, to: &Update) -> Result<(), IllegalTransition> {
-    let expected_epoch = if to.state == State::InProgress {
-        from.epoch + 1
-    } else {
-        from.epoch
-    };
+    let expected_epoch = if to.state == State::InProgress { from.epoch + 1 } else { from.epoch };
     if is_legal(Some(from.state), to.state) && to.epoch == expected_epoch {
         Ok(())
     } else {
-        Err(IllegalTransition {
-            from: from.state,
-            from_epoch: from.epoch,
-            to: to.state,
-            to_epoch: to.epoch,
-        })
+        Err(IllegalTransition { from: from.state, from_epoch: from.epoch, to: to.state, to_epoch: to.epoch })
     }
 }
 
@@ -290,29 +267,18 @@ mod tests {
 
     #[test]
     fn only_a_retake_bumps_the_epoch() {
-        let record = NewRecord {
-            key: "k".into(),
-            fingerprint: "f".into(),
-            lease_expires_ms: 5,
-            deadline_ms: 4,
-            now_ms: 1,
-        }
-        .into_record();
+        let record =
+            NewRecord { key: "k".into(), fingerprint: "f".into(), lease_expires_ms: 5, deadline_ms: 4, now_ms: 1 }
+                .into_record();
         let done = Update::settle(&record, State::Succeeded, None, 2);
         assert!(check_transition(record.version(), &done).is_ok());
         let mut bumped = done.clone();
         bumped.epoch += 1;
         assert!(check_transition(record.version(), &bumped).is_err());
 
-        let failed = Record {
-            state: State::FailedRetryable,
-            ..record.clone()
-        };
+        let failed = Record { state: State::FailedRetryable, ..record.clone() };
         assert!(check_transition(failed.version(), &Update::retake(&failed, 9, 8, 3)).is_ok());
-        let same_epoch = Update {
-            epoch: failed.epoch,
-            ..Update::retake(&failed, 9, 8, 3)
-        };
+        let same_epoch = Update { epoch: failed.epoch, ..Update::retake(&failed, 9, 8, 3) };
         assert!(check_transition(failed.version(), &same_epoch).is_err());
     }
 

@@ -22,10 +22,7 @@ pub struct MemoryStore {
 
 impl Default for MemoryStore {
     fn default() -> MemoryStore {
-        MemoryStore {
-            hasher: RandomState::new(),
-            shards: (0..SHARDS).map(|_| Mutex::default()).collect(),
-        }
+        MemoryStore { hasher: RandomState::new(), shards: (0..SHARDS).map(|_| Mutex::default()).collect() }
     }
 }
 
@@ -38,9 +35,7 @@ impl MemoryStore {
     fn shard(&self, key: &str) -> MutexGuard<'_, HashMap<String, Record>> {
         let index = (self.hasher.hash_one(key) as usize) % SHARDS;
         // A panic while holding the lock cannot leave a record half-written: every write is one assignment.
-        self.shards[index]
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
+        self.shards[index].lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Synchronous claim, for benchmarks and embedded callers.
@@ -69,10 +64,7 @@ impl MemoryStore {
 
     /// Number of records.
     pub fn len(&self) -> usize {
-        self.shards
-            .iter()
-            .map(|shard| shard.lock().unwrap_or_else(PoisonError::into_inner).len())
-            .sum()
+        self.shards.iter().map(|shard| shard.lock().unwrap_or_else(PoisonError::into_inner).len()).sum()
     }
 
     /// Whether the store is empty.
@@ -86,12 +78,7 @@ impl MemoryStore {
             .shards
             .iter()
             .flat_map(|shard| {
-                shard
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .values()
-                    .cloned()
-                    .collect::<Vec<_>>()
+                shard.lock().unwrap_or_else(PoisonError::into_inner).values().cloned().collect::<Vec<_>>()
             })
             .collect();
         all.sort_by(|a, b| a.key.cmp(&b.key));
@@ -105,12 +92,7 @@ impl Store for MemoryStore {
         Ok(self.claim_now(new))
     }
 
-    async fn compare_and_set(
-        &self,
-        key: &str,
-        expected: Version,
-        update: Update,
-    ) -> Result<bool, StoreError> {
+    async fn compare_and_set(&self, key: &str, expected: Version, update: Update) -> Result<bool, StoreError> {
         Ok(self.compare_and_set_now(key, expected, update))
     }
 
@@ -123,9 +105,7 @@ impl Store for MemoryStore {
         for shard in self.shards.iter() {
             let mut shard = shard.lock().unwrap_or_else(PoisonError::into_inner);
             let before = shard.len();
-            shard.retain(|_, record| {
-                !(record.state.may_expire() && record.updated_ms < updated_before_ms)
-            });
+            shard.retain(|_, record| !(record.state.may_expire() && record.updated_ms < updated_before_ms));
             purged += (before - shard.len()) as u64;
         }
         Ok(purged)

@@ -46,12 +46,7 @@ pub trait Store: Send + Sync {
     ///
     /// # Errors
     /// [`StoreError::Backend`].
-    async fn compare_and_set(
-        &self,
-        key: &str,
-        expected: Version,
-        update: Update,
-    ) -> Result<bool, StoreError>;
+    async fn compare_and_set(&self, key: &str, expected: Version, update: Update) -> Result<bool, StoreError>;
 
     /// The record of `key`, if any.
     ///
@@ -70,12 +65,7 @@ pub trait Store: Send + Sync {
     ///
     /// # Errors
     /// [`StoreError::Illegal`] for an arrow the state machine does not have, or [`StoreError::Backend`].
-    async fn advance(
-        &self,
-        key: &str,
-        expected: Version,
-        update: Update,
-    ) -> Result<bool, StoreError> {
+    async fn advance(&self, key: &str, expected: Version, update: Update) -> Result<bool, StoreError> {
         check_transition(expected, &update)?;
         self.compare_and_set(key, expected, update).await
     }

@@ -15,12 +15,13 @@
 //! | 8. record | [`store`], [`audit`] | the final state by compare-and-set; one audit record per call |
 //! | 9. envelope | [`envelope`], [`error`] | one shape; codes, flags and resolutions from one table |
 //!
-//! Around the pipeline: [`batch`] orders the parallel calls of one model turn, [`mapping`] writes envelopes
+//! The conformance app every executor under test implements lives in [`app`]. Around the pipeline: [`batch`] orders the parallel calls of one model turn, [`mapping`] writes envelopes
 //! back as MCP, OpenAI and Anthropic tool results, [`lint`] checks schemas against strict mode.
 //!
 //! Ports (traits) for faults and variants: [`clock::Clock`], [`store::Store`], [`resource::Resources`],
 //! [`audit::AuditSink`], [`tool::Tool`]. Pure stages are swappable function pointers in [`Stages`].
 
+pub mod app;
 pub mod audit;
 pub mod auth;
 pub mod authorize;

@@ -184,6 +184,11 @@ impl<'a> ToolContext<'a> {
         ToolContext { auth, idempotency_key, deadline, request_id, sent }
     }
 
+    /// Time left until the deadline (send it downstream; use it as the request timeout).
+    pub fn remaining(&self) -> Duration {
+        self.deadline.instant().saturating_duration_since(tokio::time::Instant::now())
+    }
+
     /// Call right before the request may reach the downstream. After this, a timeout is an unknown outcome.
     pub fn mark_sent(&self) {
         self.sent.store(true, Ordering::Release);

@@ -1,0 +1,125 @@
+//! The `Downstream` port: one HTTP exchange with the service that applies side effects.
+//!
+//! Rule enforced here: a failed exchange says which side of the send line it failed on. A connection that
+//! could not be made is [`SendError::NotSent`]; anything after the request may have left (a timeout, a reset,
+//! a connection closed before the answer, a body cut short) is [`SendError::Lost`]. Response bodies are read
+//! up to [`MAX_RESPONSE_BYTES`]; a longer body is a failure, never an unbounded allocation.
+
+use async_trait::async_trait;
+use std::time::Duration;
+
+/// Largest downstream response body read.
+pub const MAX_RESPONSE_BYTES: usize = 1024 * 1024;
+
+/// A request to the downstream.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HttpRequest {
+    /// `GET`, `POST`, `PUT` or `DELETE`.
+    pub method: String,
+    /// Path and query, starting with `/`.
+    pub path_and_query: String,
+    /// Header names (lowercase) and values.
+    pub headers: Vec<(String, String)>,
+    /// A JSON body.
+    pub body: Option<Vec<u8>>,
+}
+
+impl HttpRequest {
+    /// The value of header `name` (lowercase).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(key, _)| key == name).map(|(_, value)| value.as_str())
+    }
+}
+
+/// The downstream's answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HttpResponse {
+    /// Status code.
+    pub status: u16,
+    /// Header names (lowercase) and values.
+    pub headers: Vec<(String, String)>,
+    /// The body, at most [`MAX_RESPONSE_BYTES`].
+    pub body: Vec<u8>,
+}
+
+impl HttpResponse {
+    /// The value of header `name` (lowercase).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(key, _)| key == name).map(|(_, value)| value.as_str())
+    }
+}
+
+/// Which side of the send line an exchange failed on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum SendError {
+    /// The request never left (no connection): the downstream cannot have applied it.
+    #[error("the request was not sent")]
+    NotSent,
+    /// The request may have arrived; no usable answer came back.
+    #[error("the request was sent but its answer was lost")]
+    Lost,
+}
+
+/// Sends requests to the downstream.
+#[async_trait]
+pub trait Downstream: Send + Sync {
+    /// One exchange, abandoned after `timeout`.
+    ///
+    /// # Errors
+    /// [`SendError`], telling whether the request may have been applied.
+    async fn send(&self, request: HttpRequest, timeout: Duration) -> Result<HttpResponse, SendError>;
+}
+
+/// A real HTTP downstream at a base URL.
+#[derive(Debug, Clone)]
+pub struct HttpDownstream {
+    client: reqwest::Client,
+    base_url: String,
+}
+
+impl HttpDownstream {
+    /// A downstream at `base_url` (e.g. `http://127.0.0.1:8080`).
+    ///
+    /// # Errors
+    /// When the HTTP client cannot be built.
+    pub fn new(base_url: &str) -> Result<HttpDownstream, reqwest::Error> {
+        let client = reqwest::Client::builder().connect_timeout(Duration::from_secs(5)).build()?;
+        Ok(HttpDownstream { client, base_url: base_url.trim_end_matches('/').to_owned() })
+    }
+}
+
+#[async_trait]
+impl Downstream for HttpDownstream {
+    async fn send(&self, request: HttpRequest, timeout: Duration) -> Result<HttpResponse, SendError> {
+        let method = reqwest::Method::from_bytes(request.method.as_bytes()).map_err(|_| SendError::NotSent)?;
+        let mut builder =
+            self.client.request(method, format!("{}{}", self.base_url, request.path_and_query)).timeout(timeout);
+        for (name, value) in &request.headers {
+            builder = builder.header(name, value);
+        }
+        if let Some(body) = request.body {
+            builder = builder.header("content-type", "application/json").body(body);
+        }
+        let mut response = match builder.send().await {
+            Ok(response) => response,
+            Err(error) if error.is_connect() || error.is_builder() => return Err(SendError::NotSent),
+            Err(_) => return Err(SendError::Lost),
+        };
+        let status = response.status().as_u16();
+        let headers = response
+            .headers()
+            .iter()
+            .filter_map(|(name, value)| Some((name.as_str().to_owned(), value.to_str().ok()?.to_owned())))
+            .collect();
+        let mut body = Vec::new();
+        loop {
+            match response.chunk().await {
+                Ok(Some(chunk)) if body.len() + chunk.len() <= MAX_RESPONSE_BYTES => body.extend_from_slice(&chunk),
+                // Too long, or cut short: the request arrived, but its answer is unusable.
+                Ok(Some(_)) | Err(_) => return Err(SendError::Lost),
+                Ok(None) => break,
+            }
+        }
+        Ok(HttpResponse { status, headers, body })
+    }
+}

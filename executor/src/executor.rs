@@ -347,7 +347,9 @@ impl Executor {
     }
 
     async fn load_resource(&self, run: &Run<'_>, reference: &ResourceRef) -> Result<Option<Resource>, ErrorBody> {
-        let load = self.resources.load(reference, &run.request.auth, &run.deadline);
+        let sent = AtomicBool::new(false);
+        let context = ToolContext::new(&run.request.auth, None, &run.deadline, &run.request_id, &sent);
+        let load = self.resources.load(reference, &context);
         match tokio::time::timeout_at(run.deadline.instant(), load).await {
             Ok(Ok(resource)) => Ok(resource),
             Ok(Err(_)) => {

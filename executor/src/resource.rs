@@ -3,9 +3,7 @@
 //! Rule enforced here: ownership facts come from the system of record through this port, never from the
 //! call's arguments; a resource that does not exist and one owned by someone else look the same to callers.
 
-use crate::auth::AuthContext;
-use crate::deadline::Deadline;
-use crate::tool::ToolFailure;
+use crate::tool::{ToolContext, ToolFailure};
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -43,16 +41,12 @@ pub struct Resource {
 /// Loads resources for authorization.
 #[async_trait]
 pub trait Resources: Send + Sync {
-    /// Loads one resource; `Ok(None)` when it does not exist.
+    /// Loads one resource; `Ok(None)` when it does not exist. `ctx` carries the caller, the deadline and the
+    /// request id (no idempotency key: a lookup has no side effect).
     ///
     /// # Errors
     /// A [`ToolFailure`] when the system of record could not answer.
-    async fn load(
-        &self,
-        reference: &ResourceRef,
-        auth: &AuthContext,
-        deadline: &Deadline,
-    ) -> Result<Option<Resource>, ToolFailure>;
+    async fn load(&self, reference: &ResourceRef, ctx: &ToolContext<'_>) -> Result<Option<Resource>, ToolFailure>;
 }
 
 /// An in-memory system of record, for tests and embedded use.
@@ -75,12 +69,7 @@ impl MemoryResources {
 
 #[async_trait]
 impl Resources for MemoryResources {
-    async fn load(
-        &self,
-        reference: &ResourceRef,
-        _auth: &AuthContext,
-        _deadline: &Deadline,
-    ) -> Result<Option<Resource>, ToolFailure> {
+    async fn load(&self, reference: &ResourceRef, _ctx: &ToolContext<'_>) -> Result<Option<Resource>, ToolFailure> {
         Ok(self.items.read().unwrap_or_else(std::sync::PoisonError::into_inner).get(reference).cloned())
     }
 }

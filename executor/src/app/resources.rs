@@ -6,15 +6,12 @@
 use super::catalog::CatalogEntry;
 use super::downstream::Downstream;
 use super::http_tool::build_request;
-use crate::auth::AuthContext;
-use crate::deadline::Deadline;
 use crate::resource::{Resource, ResourceRef, Resources};
 use crate::tool::{Failure, ToolContext, ToolFailure};
 use async_trait::async_trait;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
 
 /// Loads the app's resources over HTTP, by the catalog's `downstream.resource` templates.
 pub struct HttpResources {
@@ -40,20 +37,13 @@ impl HttpResources {
 
 #[async_trait]
 impl Resources for HttpResources {
-    async fn load(
-        &self,
-        reference: &ResourceRef,
-        auth: &AuthContext,
-        deadline: &Deadline,
-    ) -> Result<Option<Resource>, ToolFailure> {
+    async fn load(&self, reference: &ResourceRef, ctx: &ToolContext<'_>) -> Result<Option<Resource>, ToolFailure> {
         let Some((argument, template)) = self.templates.get(&reference.kind) else {
             return Ok(None);
         };
         let mut arguments = Map::new();
         arguments.insert(argument.clone(), Value::String(reference.id.clone()));
-        let sent = AtomicBool::new(false);
-        let ctx = ToolContext::new(auth, None, deadline, "resource-lookup", &sent);
-        let request = build_request(template, &Value::Object(arguments), &ctx);
+        let request = build_request(template, &Value::Object(arguments), ctx);
         let response =
             self.downstream.send(request, ctx.remaining()).await.map_err(|_| ToolFailure::from(Failure::Lost))?;
         match response.status {

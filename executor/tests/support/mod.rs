@@ -433,6 +433,41 @@ impl Store for FailingStore {
     }
 }
 
+/// Wall time that follows tokio's (pausable) clock and can also jump ahead on its own, as another machine's
+/// clock or a long GC pause would make it.
+#[derive(Debug)]
+pub(crate) struct ManualClock {
+    origin: tokio::time::Instant,
+    origin_wall_ms: u64,
+    skew_ms: AtomicU64,
+}
+
+impl ManualClock {
+    /// Starts at a fixed wall time, so records and snapshots are reproducible.
+    pub(crate) fn new() -> Arc<ManualClock> {
+        Arc::new(ManualClock {
+            origin: tokio::time::Instant::now(),
+            origin_wall_ms: 1_800_000_000_000,
+            skew_ms: AtomicU64::new(0),
+        })
+    }
+
+    /// Moves wall time (only) forward.
+    pub(crate) fn jump_wall(&self, by: Duration) {
+        self.skew_ms.fetch_add(by.as_millis() as u64, Ordering::SeqCst);
+    }
+}
+
+impl Clock for ManualClock {
+    fn now(&self) -> tokio::time::Instant {
+        tokio::time::Instant::now()
+    }
+
+    fn wall_ms(&self) -> u64 {
+        self.origin_wall_ms + self.origin.elapsed().as_millis() as u64 + self.skew_ms.load(Ordering::SeqCst)
+    }
+}
+
 // ---------------------------------------------------------------------------------------------------------
 // The world: an executor over the catalog tools, a seeded system of record, an audit trail.
 

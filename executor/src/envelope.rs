@@ -32,13 +32,19 @@ pub struct Envelope {
     /// Whether the call succeeded.
     pub ok: bool,
     /// The validated tool output (success only).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "present")]
     pub result: Option<Value>,
     /// The error (failure only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<ErrorBody>,
     /// Tracing facts.
     pub meta: Meta,
+}
+
+/// Reads a present `result` as `Some`, even when it is JSON `null`: serde reads a null `Option` as `None`, which
+/// would turn a stored success with a null result into an envelope with neither result nor error.
+fn present<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(deserializer).map(Some)
 }
 
 impl Envelope {

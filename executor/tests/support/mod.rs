@@ -9,7 +9,7 @@ use callproof_executor::audit::{AuditRecord, MemoryAudit};
 use callproof_executor::canonical::{canonical_json, sha256_hex};
 use callproof_executor::clock::Clock;
 use callproof_executor::idempotency::{NewRecord, Record, Update, Version};
-use callproof_executor::resource::{MemoryResources, Resource, ResourceRef};
+use callproof_executor::resource::{MemoryResources, Resource, ResourceRef, Resources};
 use callproof_executor::store::{Claim, Store, StoreError};
 use callproof_executor::tool::{Failure, Output, Rejection, Status, ToolContext, ToolFailure};
 use callproof_executor::{
@@ -478,6 +478,7 @@ pub(crate) struct WorldBuilder {
     clock: Option<Arc<dyn Clock>>,
     stages: Stages,
     specs: Vec<(ToolSpec, Value)>,
+    resources: Option<Arc<dyn Resources>>,
 }
 
 impl WorldBuilder {
@@ -496,6 +497,12 @@ impl WorldBuilder {
     /// Sets the clock.
     pub(crate) fn clock(mut self, clock: Arc<dyn Clock>) -> WorldBuilder {
         self.clock = Some(clock);
+        self
+    }
+
+    /// Replaces the system of record the executor reads (the seeded one stays in `World::resources`).
+    pub(crate) fn resources(mut self, resources: Arc<dyn Resources>) -> WorldBuilder {
+        self.resources = Some(resources);
         self
     }
 
@@ -534,7 +541,7 @@ impl WorldBuilder {
         let mut builder = Executor::builder(registry)
             .config(self.config)
             .stages(self.stages)
-            .resources(Arc::clone(&resources) as _)
+            .resources(self.resources.unwrap_or_else(|| Arc::clone(&resources) as _))
             .audit(Arc::clone(&audit) as _);
         if let Some(store) = self.store {
             builder = builder.store(store);
@@ -574,6 +581,7 @@ impl World {
             clock: None,
             stages: Stages::REFERENCE,
             specs: CATALOG.iter().map(|name| (catalog_spec(name), catalog_json(name))).collect(),
+            resources: None,
         }
     }
 

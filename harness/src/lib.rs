@@ -1,1 +1,31 @@
 //! callproof's conformance and fault-injection harness. Start here.
+//!
+//! The harness replays scenario files against an executor (the *subject*) and a mocked downstream, then
+//! judges what happened: the envelopes the calls got, the requests that reached the downstream, and the
+//! ledger of committed side effects.
+//!
+//! | module | what it is |
+//! |---|---|
+//! | [`scenario`] | the TOML scenario format: fixtures, auth contexts, steps, faults, expectations |
+//! | [`corpus`] | the named malformed-input corpus |
+//! | [`world`] | the downstream services: fixtures, ledger, faults; transport-independent |
+//! | [`mock`] | the world served over loopback HTTP by wiremock |
+//! | [`subject`] | the `Subject` port: the executor under test (the reference one in-process) |
+//! | [`runner`] | replays one scenario into a [`transcript::Transcript`] |
+//! | [`checks`] | the invariants, each with a stable id, a level and a seed reference |
+//! | [`suite`] | discovers scenarios, runs them, tallies the checks |
+//! | [`report`] | human-readable output |
+
+pub mod checks;
+pub mod corpus;
+pub mod mock;
+pub mod report;
+pub mod runner;
+pub mod scenario;
+pub mod subject;
+pub mod suite;
+pub mod transcript;
+pub mod world;
+
+/// The malformed corpus as shipped, embedded so the harness runs anywhere.
+pub const EMBEDDED_CORPUS: &str = include_str!("../../scenarios/corpus/malformed.toml");

@@ -1,0 +1,375 @@
+//! Replaying one scenario: a fresh world on loopback, a fresh subject, the steps in order, the transcript.
+//!
+//! Rule enforced here: the runner only drives and records; it never judges (that is the checks' job). Faults
+//! a step arms are disarmed when the step ends. After the last step the runner waits until every delayed
+//! answer and slow commit is over, so the ledger it hands to the checks is final.
+
+use crate::corpus::Corpus;
+use crate::mock::MockDownstream;
+use crate::scenario::{AuthFixture, IdentityState, Scenario, Step};
+use crate::subject::{Subject, SubjectCall, SubjectError, SubjectFactory};
+use crate::transcript::{Answer, CallRecord, Operation, Transcript};
+use crate::world::{Behaviour, World, endpoint_of};
+use callproof_executor::app::{CatalogEntry, catalog};
+use callproof_executor::canonical::{canonical_json, sha256_hex};
+use callproof_executor::{Approval, Arguments, AuthContext, Identity, ToolCall};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// How long past its budget the harness waits for an answer before recording "no answer".
+pub const HARD_MARGIN: Duration = Duration::from_secs(10);
+/// The longest the runner waits for delayed answers and slow commits after the last step.
+const MAX_SETTLE: Duration = Duration::from_secs(60);
+
+/// Replays scenarios against subjects from one factory.
+#[derive(Clone)]
+pub struct Runner {
+    factory: Arc<dyn SubjectFactory>,
+    corpus: Arc<Corpus>,
+    catalog: Arc<Vec<CatalogEntry>>,
+}
+
+/// A business operation being built up by the steps.
+#[derive(Debug, Clone)]
+struct Op {
+    call: ToolCall,
+    auth: String,
+    business_request_id: Option<String>,
+    attempt: u32,
+    budget_ms: u64,
+}
+
+/// One call ready to submit.
+struct Planned {
+    step: usize,
+    action: &'static str,
+    op: usize,
+    call: ToolCall,
+    auth_name: String,
+    business_request_id: Option<String>,
+    attempt: u32,
+    budget_ms: u64,
+    corpus_case: Option<String>,
+}
+
+impl Runner {
+    /// A runner for subjects of `factory`, with the malformed corpus.
+    pub fn new(factory: Arc<dyn SubjectFactory>, corpus: Arc<Corpus>) -> Runner {
+        Runner { factory, corpus, catalog: Arc::new(catalog()) }
+    }
+
+    /// The subject's name.
+    pub fn subject_name(&self) -> String {
+        self.factory.name()
+    }
+
+    /// Replays `scenario`.
+    ///
+    /// # Errors
+    /// [`SubjectError`] when the subject cannot be started.
+    pub async fn run(&self, scenario: &Scenario) -> Result<Transcript, SubjectError> {
+        let world = Arc::new(World::new(
+            &scenario.fixtures,
+            Behaviour { honours_idempotency_key: scenario.downstream.honours_idempotency_key },
+        ));
+        let mock = MockDownstream::start(world.clone()).await;
+        let subject = match self.factory.start(&mock.uri()).await {
+            Ok(subject) => subject,
+            Err(error) => {
+                mock.stop().await;
+                return Err(error);
+            }
+        };
+        let wall_origin = wall_ms();
+        let auths: BTreeMap<String, AuthContext> = scenario
+            .auth
+            .iter()
+            .map(|(name, fixture)| (name.clone(), self.auth_context(fixture, wall_origin)))
+            .collect();
+
+        let mut calls: Vec<CallRecord> = Vec::new();
+        let mut ops: Vec<Op> = Vec::new();
+        let mut operations: Vec<Operation> = Vec::new();
+        let mut op_ids: BTreeMap<String, usize> = BTreeMap::new();
+        for (step_index, step) in scenario.steps.iter().enumerate() {
+            let default_call_id = format!("call_{}", step_index + 1);
+            let planned: Vec<Planned> = match step {
+                Step::Submit(spec) | Step::Burst { call: spec, .. } => {
+                    let count = if let Step::Burst { count, .. } = step { *count } else { 1 };
+                    let (tool, arguments) = self.arguments_of(spec);
+                    let call =
+                        ToolCall { call_id: spec.call_id.clone().unwrap_or(default_call_id), name: tool, arguments };
+                    let op = Op {
+                        call,
+                        auth: spec.auth.clone(),
+                        business_request_id: spec.business_request_id.clone(),
+                        attempt: 1,
+                        budget_ms: spec.budget_ms,
+                    };
+                    let op_index = new_op(&mut ops, &mut operations, op, spec.id.clone());
+                    if let Some(id) = &spec.id {
+                        op_ids.insert(id.clone(), op_index);
+                    }
+                    (0..count).map(|_| planned(step_index, step.action(), op_index, &ops[op_index], None)).collect()
+                }
+                Step::Retry(follow) => {
+                    let op_index = op_ids[&follow.of];
+                    let op = &mut ops[op_index];
+                    op.attempt += 1;
+                    op.call.call_id = follow.call_id.clone().unwrap_or(default_call_id);
+                    if let Some(budget) = follow.budget_ms {
+                        op.budget_ms = budget;
+                    }
+                    vec![planned(step_index, step.action(), op_index, op, None)]
+                }
+                Step::Duplicate(follow) => {
+                    let op_index = op_ids[&follow.of];
+                    vec![planned(step_index, step.action(), op_index, &ops[op_index], None)]
+                }
+                Step::Changed(changed) => {
+                    let op_index = op_ids[&changed.of];
+                    let op = &mut ops[op_index];
+                    op.attempt += 1;
+                    op.call.call_id = default_call_id;
+                    op.call.arguments = match (&changed.arguments, &changed.arguments_json) {
+                        (Some(text), _) => Arguments::Raw(text.clone()),
+                        (None, json) => Arguments::Value(serde_json::to_value(json).unwrap_or_default()),
+                    };
+                    vec![planned(step_index, step.action(), op_index, op, None)]
+                }
+                Step::Wait { ms } => {
+                    tokio::time::sleep(Duration::from_millis(*ms)).await;
+                    Vec::new()
+                }
+                Step::Corpus(spec) => {
+                    let cases =
+                        self.corpus.cases.iter().filter(|case| spec.only.is_empty() || spec.only.contains(&case.name));
+                    let mut planned_cases = Vec::new();
+                    for case in cases {
+                        let call = ToolCall {
+                            call_id: format!("call_{}_{}", step_index + 1, case.name),
+                            name: case.tool.clone(),
+                            arguments: Arguments::Raw(case.text()),
+                        };
+                        let op = Op {
+                            call,
+                            auth: spec.auth.clone(),
+                            business_request_id: None,
+                            attempt: 1,
+                            budget_ms: 3000,
+                        };
+                        let op_index = new_op(&mut ops, &mut operations, op, Some(format!("corpus:{}", case.name)));
+                        planned_cases.push(planned(
+                            step_index,
+                            step.action(),
+                            op_index,
+                            &ops[op_index],
+                            Some(case.name.clone()),
+                        ));
+                    }
+                    planned_cases
+                }
+            };
+
+            let tool_of_step = planned.first().map(|planned| planned.call.name.clone());
+            for fault in step.faults() {
+                let endpoint =
+                    fault.on.clone().unwrap_or_else(|| self.main_endpoint(tool_of_step.as_deref().unwrap_or("")));
+                world.arm(fault.clone(), endpoint, step_index);
+            }
+            let first = calls.len();
+            let answered = futures::future::join_all(planned.into_iter().enumerate().map(|(offset, planned)| {
+                self.call(subject.as_ref(), &world, &auths, &scenario.auth, planned, first + offset, wall_origin)
+            }))
+            .await;
+            for record in answered {
+                operations[record.op].calls.push(record.index);
+                calls.push(record);
+            }
+            world.disarm_all();
+        }
+
+        let settle = world.busy_until().saturating_duration_since(tokio::time::Instant::now()).min(MAX_SETTLE);
+        tokio::time::sleep(settle + Duration::from_millis(50)).await;
+        let mut keys: Vec<String> = calls
+            .iter()
+            .filter_map(|call| call.envelope()?["meta"]["idempotency_key"].as_str().map(str::to_owned))
+            .collect();
+        keys.sort();
+        keys.dedup();
+        let records = subject.records(&keys).await;
+        let records_read_at_ms = wall_ms();
+        subject.stop().await;
+        let exchanges = Transcript::attribute(&calls, world.requests());
+        let ledger = world.ledger();
+        mock.stop().await;
+        Ok(Transcript {
+            scenario: scenario.name.clone(),
+            subject: self.factory.name(),
+            calls,
+            operations,
+            exchanges,
+            ledger,
+            records,
+            records_read_at_ms,
+        })
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    async fn call(
+        &self,
+        subject: &dyn Subject,
+        world: &World,
+        auths: &BTreeMap<String, AuthContext>,
+        fixtures: &BTreeMap<String, AuthFixture>,
+        planned: Planned,
+        index: usize,
+        wall_origin: u64,
+    ) -> CallRecord {
+        let auth = auths[&planned.auth_name].clone();
+        let approval_covers = self.approval_covers(&auth, &planned.call, wall_origin);
+        let support = fixtures[&planned.auth_name].roles.iter().any(|role| role == "support_admin");
+        let budget = Duration::from_millis(planned.budget_ms);
+        let submitted = SubjectCall {
+            call: planned.call.clone(),
+            auth: auth.clone(),
+            business_request_id: planned.business_request_id.clone(),
+            attempt: planned.attempt,
+            budget,
+        };
+        let started_ms = world.now_ms();
+        let answer = match tokio::time::timeout(budget + HARD_MARGIN, subject.execute(submitted)).await {
+            Ok(Ok(envelope)) => Answer::Envelope(envelope),
+            Ok(Err(error)) => Answer::Broken(error.0),
+            Err(_) => Answer::NoAnswer,
+        };
+        CallRecord {
+            index,
+            step: planned.step,
+            action: planned.action,
+            op: planned.op,
+            call_id: planned.call.call_id,
+            tool: planned.call.name,
+            arguments: planned.call.arguments,
+            auth: planned.auth_name,
+            tenant_id: auth.tenant_id,
+            subject_id: auth.subject_id,
+            support,
+            business_request_id: planned.business_request_id,
+            attempt: planned.attempt,
+            budget_ms: planned.budget_ms,
+            started_ms,
+            answered_ms: world.now_ms(),
+            answer,
+            corpus_case: planned.corpus_case,
+            approval_covers,
+        }
+    }
+
+    fn arguments_of(&self, spec: &crate::scenario::CallSpec) -> (String, Arguments) {
+        if let Some(case) = spec.corpus.as_deref().and_then(|name| self.corpus.case(name)) {
+            return (spec.tool.clone().unwrap_or_else(|| case.tool.clone()), Arguments::Raw(case.text()));
+        }
+        let tool = spec.tool.clone().unwrap_or_default();
+        match (&spec.arguments, &spec.arguments_json) {
+            (Some(text), _) => (tool, Arguments::Raw(text.clone())),
+            (None, json) => (tool, Arguments::Value(serde_json::to_value(json).unwrap_or_default())),
+        }
+    }
+
+    /// The endpoint a tool's main request goes to, e.g. `POST /refunds`.
+    pub fn main_endpoint(&self, tool: &str) -> String {
+        self.catalog
+            .iter()
+            .find(|entry| entry.spec.name == tool)
+            .and_then(|entry| {
+                let (method, path) = entry.downstream.invoke.split_once(' ')?;
+                Some(endpoint_of(method, path.split('?').next().unwrap_or(path)))
+            })
+            .unwrap_or_else(|| "GET /unknown".to_owned())
+    }
+
+    fn auth_context(&self, fixture: &AuthFixture, wall_origin: u64) -> AuthContext {
+        let approval = fixture.approval.as_ref().map(|approval| {
+            let risk = approval.risk.unwrap_or_else(|| {
+                self.catalog
+                    .iter()
+                    .find(|entry| entry.spec.name == approval.tool)
+                    .map_or(callproof_executor::Risk::Destructive, |entry| entry.spec.risk)
+            });
+            Approval {
+                approval_id: approval.id.clone(),
+                subject_id: approval.subject_id.clone().unwrap_or_else(|| fixture.subject_id.clone()),
+                tenant_id: approval.tenant_id.clone().unwrap_or_else(|| fixture.tenant_id.clone()),
+                tool: approval.tool.clone(),
+                arguments_hash: arguments_hash(&approval.arguments).unwrap_or_default(),
+                risk,
+                expires_at_ms: wall_origin.saturating_add_signed(approval.expires_in_ms),
+            }
+        });
+        AuthContext {
+            subject_id: fixture.subject_id.clone(),
+            tenant_id: fixture.tenant_id.clone(),
+            scopes: fixture.scopes.iter().cloned().collect(),
+            roles: fixture.roles.iter().cloned().collect(),
+            identity: Identity {
+                valid: fixture.identity != IdentityState::Invalid,
+                expires_at_ms: (fixture.identity == IdentityState::Expired).then(|| wall_origin.saturating_sub(1000)),
+            },
+            allowed_tools: fixture.allowed_tools.as_ref().map(|tools| tools.iter().cloned().collect()),
+            approval,
+        }
+    }
+
+    /// Whether the call's approval covers exactly this call (the harness's own judgement, for checks).
+    fn approval_covers(&self, auth: &AuthContext, call: &ToolCall, wall_origin: u64) -> bool {
+        let Some(approval) = &auth.approval else { return false };
+        let Some(entry) = self.catalog.iter().find(|entry| entry.spec.name == call.name) else { return false };
+        let hash = match &call.arguments {
+            Arguments::Raw(text) => arguments_hash(text),
+            Arguments::Value(value) => Some(sha256_hex(canonical_json(value).as_bytes())),
+        };
+        approval.tool == call.name
+            && approval.subject_id == auth.subject_id
+            && approval.tenant_id == auth.tenant_id
+            && approval.risk == entry.spec.risk
+            && Some(approval.arguments_hash.as_str()) == hash.as_deref()
+            && approval.expires_at_ms > wall_origin
+    }
+}
+
+fn new_op(ops: &mut Vec<Op>, operations: &mut Vec<Operation>, op: Op, name: Option<String>) -> usize {
+    let index = ops.len();
+    operations.push(Operation {
+        name: name.unwrap_or_else(|| format!("op{}", index + 1)),
+        tool: op.call.name.clone(),
+        calls: Vec::new(),
+    });
+    ops.push(op);
+    index
+}
+
+fn planned(step: usize, action: &'static str, op_index: usize, op: &Op, corpus_case: Option<String>) -> Planned {
+    Planned {
+        step,
+        action,
+        op: op_index,
+        call: op.call.clone(),
+        auth_name: op.auth.clone(),
+        business_request_id: op.business_request_id.clone(),
+        attempt: op.attempt,
+        budget_ms: op.budget_ms,
+        corpus_case,
+    }
+}
+
+/// SHA-256 of the canonical form of JSON text (the approval binding), or `None` if it is not JSON.
+pub fn arguments_hash(text: &str) -> Option<String> {
+    let value: serde_json::Value = serde_json::from_str(text).ok()?;
+    Some(sha256_hex(canonical_json(&value).as_bytes()))
+}
+
+fn wall_ms() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |since| since.as_millis() as u64)
+}

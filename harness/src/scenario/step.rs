@@ -1,0 +1,344 @@
+//! Scenario steps: submit, retry, duplicate, burst, changed, wait, corpus.
+//!
+//! Rule enforced here: a step's `action` picks its shape, and each shape refuses unknown fields. Steps are
+//! parsed in two passes (table, then shape) so that an error keeps the line of the step's own table.
+
+use crate::world::FaultSpec;
+use callproof_executor::ErrorCode;
+use serde::Deserialize;
+use serde_json::Value;
+
+/// A call the model makes.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CallSpec {
+    /// Names the business operation, for later `retry`/`duplicate`/`changed` steps.
+    #[serde(default)]
+    pub id: Option<String>,
+    /// The tool name exactly as the model emits it (it may be wrong on purpose).
+    #[serde(default)]
+    pub tool: Option<String>,
+    /// Raw argument text, OpenAI style.
+    #[serde(default)]
+    pub arguments: Option<String>,
+    /// Parsed arguments, MCP style.
+    #[serde(default)]
+    pub arguments_json: Option<toml::Value>,
+    /// Take tool and raw arguments from this case of the malformed corpus.
+    #[serde(default)]
+    pub corpus: Option<String>,
+    /// The auth context (a key of `[auth]`).
+    pub auth: String,
+    /// The caller's business request id.
+    #[serde(default)]
+    pub business_request_id: Option<String>,
+    /// The model's call id (default `call_<step>`).
+    #[serde(default)]
+    pub call_id: Option<String>,
+    /// Time budget (default 3000 ms).
+    #[serde(default = "default_budget")]
+    pub budget_ms: u64,
+    /// Faults armed when the step starts.
+    #[serde(default)]
+    pub faults: Vec<FaultSpec>,
+    /// The envelope fields this step pins.
+    #[serde(default)]
+    pub expect: Option<Expect>,
+}
+
+fn default_budget() -> u64 {
+    3000
+}
+
+/// A later attempt of an earlier business operation.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FollowUp {
+    /// The step id of the operation.
+    pub of: String,
+    /// A new call id (retry only; default `call_<step>`).
+    #[serde(default)]
+    pub call_id: Option<String>,
+    /// Time budget (default: the operation's).
+    #[serde(default)]
+    pub budget_ms: Option<u64>,
+    /// Faults armed when the step starts.
+    #[serde(default)]
+    pub faults: Vec<FaultSpec>,
+    /// The envelope fields this step pins.
+    #[serde(default)]
+    pub expect: Option<Expect>,
+}
+
+/// The same business request with different arguments.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChangedSpec {
+    /// The step id of the operation.
+    pub of: String,
+    /// The new raw arguments.
+    #[serde(default)]
+    pub arguments: Option<String>,
+    /// The new parsed arguments.
+    #[serde(default)]
+    pub arguments_json: Option<toml::Value>,
+    /// Faults armed when the step starts.
+    #[serde(default)]
+    pub faults: Vec<FaultSpec>,
+    /// The envelope fields this step pins.
+    #[serde(default)]
+    pub expect: Option<Expect>,
+}
+
+/// Every case of the malformed corpus, one call each.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CorpusSpec {
+    /// The auth context.
+    pub auth: String,
+    /// Only these cases (default: all).
+    #[serde(default)]
+    pub only: Vec<String>,
+}
+
+/// One step.
+#[derive(Debug, Clone)]
+pub enum Step {
+    /// A new business operation.
+    Submit(CallSpec),
+    /// The same business operation again, with a new call id and the next attempt number.
+    Retry(FollowUp),
+    /// An identical resubmission (same call id, same attempt).
+    Duplicate(FollowUp),
+    /// `count` identical calls at once.
+    Burst {
+        /// The call.
+        call: CallSpec,
+        /// How many.
+        count: u32,
+    },
+    /// The same business request id with changed arguments.
+    Changed(ChangedSpec),
+    /// Let time pass.
+    Wait {
+        /// Milliseconds.
+        ms: u64,
+    },
+    /// Every case of the malformed corpus.
+    Corpus(CorpusSpec),
+}
+
+impl Step {
+    /// The action name.
+    pub fn action(&self) -> &'static str {
+        match self {
+            Step::Submit(_) => "submit",
+            Step::Retry(_) => "retry",
+            Step::Duplicate(_) => "duplicate",
+            Step::Burst { .. } => "burst",
+            Step::Changed(_) => "changed",
+            Step::Wait { .. } => "wait",
+            Step::Corpus(_) => "corpus",
+        }
+    }
+
+    /// The auth context named by the step, if it names one.
+    pub fn auth_name(&self) -> Option<&str> {
+        match self {
+            Step::Submit(call) | Step::Burst { call, .. } => Some(&call.auth),
+            Step::Corpus(corpus) => Some(&corpus.auth),
+            _ => None,
+        }
+    }
+
+    /// The operation a follow-up refers to.
+    pub fn of(&self) -> Option<&str> {
+        match self {
+            Step::Retry(follow) | Step::Duplicate(follow) => Some(&follow.of),
+            Step::Changed(changed) => Some(&changed.of),
+            _ => None,
+        }
+    }
+
+    /// The step's expectation.
+    pub fn expect(&self) -> Option<&Expect> {
+        match self {
+            Step::Submit(call) => call.expect.as_ref(),
+            Step::Retry(follow) | Step::Duplicate(follow) => follow.expect.as_ref(),
+            Step::Changed(changed) => changed.expect.as_ref(),
+            _ => None,
+        }
+    }
+
+    /// Faults armed by the step.
+    pub fn faults(&self) -> &[FaultSpec] {
+        match self {
+            Step::Submit(call) | Step::Burst { call, .. } => &call.faults,
+            Step::Retry(follow) | Step::Duplicate(follow) => &follow.faults,
+            Step::Changed(changed) => &changed.faults,
+            Step::Wait { .. } | Step::Corpus(_) => &[],
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Step {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Step, D::Error> {
+        use serde::de::Error;
+        let mut table = toml::Table::deserialize(deserializer)?;
+        let action = match table.remove("action") {
+            Some(toml::Value::String(action)) => action,
+            _ => {
+                return Err(D::Error::custom(
+                    "a step needs `action` = submit | retry | duplicate | burst | changed | wait | corpus",
+                ));
+            }
+        };
+        let shape = |error: toml::de::Error| D::Error::custom(format!("{action} step: {}", error.message()));
+        let count = if action == "burst" { table.remove("count") } else { None };
+        let rest = toml::Value::Table(table);
+        Ok(match action.as_str() {
+            "submit" => Step::Submit(CallSpec::deserialize(rest).map_err(shape)?),
+            "retry" => Step::Retry(FollowUp::deserialize(rest).map_err(shape)?),
+            "duplicate" => {
+                let follow = FollowUp::deserialize(rest).map_err(shape)?;
+                if follow.call_id.is_some() {
+                    return Err(D::Error::custom(
+                        "a duplicate is identical to its operation's last call: no `call_id`",
+                    ));
+                }
+                Step::Duplicate(follow)
+            }
+            "burst" => {
+                let count = match count {
+                    Some(toml::Value::Integer(count)) if (2..=1000).contains(&count) => count as u32,
+                    _ => return Err(D::Error::custom("a burst needs `count` between 2 and 1000")),
+                };
+                Step::Burst { call: CallSpec::deserialize(rest).map_err(shape)?, count }
+            }
+            "changed" => Step::Changed(ChangedSpec::deserialize(rest).map_err(shape)?),
+            "wait" => {
+                #[derive(Deserialize)]
+                #[serde(deny_unknown_fields)]
+                struct Wait {
+                    ms: u64,
+                }
+                Step::Wait { ms: Wait::deserialize(rest).map_err(shape)?.ms }
+            }
+            "corpus" => Step::Corpus(CorpusSpec::deserialize(rest).map_err(shape)?),
+            other => {
+                return Err(D::Error::custom(format!(
+                    "unknown action `{other}` (submit, retry, duplicate, burst, changed, wait, corpus)"
+                )));
+            }
+        })
+    }
+}
+
+/// Envelope fields a step pins. Absent fields are not checked.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Expect {
+    /// `ok`.
+    #[serde(default)]
+    pub ok: Option<bool>,
+    /// `error.code`.
+    #[serde(default)]
+    pub code: Option<String>,
+    /// `error.retryable`.
+    #[serde(default)]
+    pub retryable: Option<bool>,
+    /// `error.resolution`.
+    #[serde(default)]
+    pub resolution: Option<String>,
+    /// `meta.replayed`.
+    #[serde(default)]
+    pub replayed: Option<bool>,
+    /// `meta.reconciled` (absent counts as false).
+    #[serde(default)]
+    pub reconciled: Option<bool>,
+    /// A subset of `error.details` that must match exactly.
+    #[serde(default)]
+    pub details: Option<toml::Table>,
+}
+
+impl Expect {
+    pub(crate) fn validate(&self) -> Result<(), String> {
+        if let Some(code) = &self.code
+            && ErrorCode::from_wire(code).is_none()
+        {
+            return Err(format!("expect.code `{code}` is not an error code"));
+        }
+        Ok(())
+    }
+
+    /// Every way `envelope` differs from this expectation.
+    pub fn mismatches(&self, envelope: &Value) -> Vec<String> {
+        let mut found = Vec::new();
+        let mut compare = |what: &str, want: Value, got: &Value| {
+            if &want != got {
+                found.push(format!("{what}: expected {want}, got {got}"));
+            }
+        };
+        if let Some(ok) = self.ok {
+            compare("ok", Value::Bool(ok), &envelope["ok"]);
+        }
+        if let Some(code) = &self.code {
+            compare("error.code", Value::String(code.clone()), &envelope["error"]["code"]);
+        }
+        if let Some(retryable) = self.retryable {
+            compare("error.retryable", Value::Bool(retryable), &envelope["error"]["retryable"]);
+        }
+        if let Some(resolution) = &self.resolution {
+            compare("error.resolution", Value::String(resolution.clone()), &envelope["error"]["resolution"]);
+        }
+        if let Some(replayed) = self.replayed {
+            compare("meta.replayed", Value::Bool(replayed), &envelope["meta"]["replayed"]);
+        }
+        if let Some(reconciled) = self.reconciled {
+            let got = envelope["meta"].get("reconciled").cloned().unwrap_or(Value::Bool(false));
+            compare("meta.reconciled", Value::Bool(reconciled), &got);
+        }
+        for (key, want) in self.details.iter().flatten() {
+            let want = serde_json::to_value(want).unwrap_or(Value::Null);
+            compare(&format!("error.details.{key}"), want, &envelope["error"]["details"][key]);
+        }
+        found
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Deserialize)]
+    struct Steps {
+        step: Vec<Step>,
+    }
+
+    #[test]
+    fn a_step_error_names_the_field_and_the_steps_line() {
+        let text = "[[step]]\naction = \"wait\"\nms = 5\n\n[[step]]\naction = \"retry\"\nof = \"a\"\nbudget = 9\n";
+        let error = toml::from_str::<Steps>(text).err().expect("error").to_string();
+        assert!(error.contains("budget"), "{error}");
+        assert!(error.contains("line 5") || error.contains("line 6"), "{error}");
+    }
+
+    #[test]
+    fn a_burst_needs_a_count() {
+        let text = "[[step]]\naction = \"burst\"\ntool = \"x\"\nauth = \"a\"\narguments = '{}'\n";
+        let error = toml::from_str::<Steps>(text).err().expect("error").to_string();
+        assert!(error.contains("count"), "{error}");
+    }
+
+    #[test]
+    fn expectations_report_each_mismatch() {
+        let expect = Expect {
+            ok: Some(false),
+            code: Some("timeout_unknown".into()),
+            retryable: Some(false),
+            ..Expect::default()
+        };
+        let envelope = serde_json::json!({"ok": false, "error": {"code": "timeout_not_started", "retryable": true}});
+        assert_eq!(expect.mismatches(&envelope).len(), 2);
+    }
+}

@@ -1,0 +1,167 @@
+//! The `Subject` port: the executor under test, as the harness sees it.
+//!
+//! Rule enforced here: the harness hands a subject the model's call plus the trusted context and gets the
+//! envelope back as JSON; it never relies on a subject's Rust types, so executors in other languages fit
+//! behind the same trait. Each scenario starts a fresh subject against a fresh downstream.
+
+use async_trait::async_trait;
+use callproof_executor::app::{HttpDownstream, conformance_app};
+use callproof_executor::idempotency::Record;
+use callproof_executor::store::{MemoryStore, Store};
+use callproof_executor::{AuthContext, Config, Executor, Request, Stages, ToolCall};
+use serde_json::Value;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// One call as the harness submits it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SubjectCall {
+    /// The model's call.
+    pub call: ToolCall,
+    /// The trusted context.
+    pub auth: AuthContext,
+    /// The business request id.
+    pub business_request_id: Option<String>,
+    /// Attempt number.
+    pub attempt: u32,
+    /// Time budget.
+    pub budget: Duration,
+}
+
+/// A subject that failed as a process or protocol peer (not as an executor: those failures are envelopes).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct SubjectError(pub String);
+
+/// An executor under test.
+#[async_trait]
+pub trait Subject: Send + Sync {
+    /// Executes one call; the envelope as JSON.
+    ///
+    /// # Errors
+    /// [`SubjectError`] when the subject broke (crashed, broke the protocol), not when the call failed.
+    async fn execute(&self, call: SubjectCall) -> Result<Value, SubjectError>;
+
+    /// The idempotency records of these keys, when the subject lets the harness look (in-process only).
+    async fn records(&self, _keys: &[String]) -> Option<Vec<Record>> {
+        None
+    }
+
+    /// Stops the subject.
+    async fn stop(&self) {}
+}
+
+/// Starts subjects, one per scenario.
+#[async_trait]
+pub trait SubjectFactory: Send + Sync {
+    /// The subject's name in reports.
+    fn name(&self) -> String;
+
+    /// Starts a subject talking to the downstream at `downstream_url`.
+    ///
+    /// # Errors
+    /// [`SubjectError`] when it cannot start.
+    async fn start(&self, downstream_url: &str) -> Result<Arc<dyn Subject>, SubjectError>;
+}
+
+/// The reference executor in-process, optionally with stages or the store swapped (a known-bad variant).
+#[derive(Clone)]
+pub struct InProcess {
+    name: String,
+    stages: Stages,
+    config: Config,
+    store: Arc<dyn Fn() -> Arc<dyn Store> + Send + Sync>,
+}
+
+impl InProcess {
+    /// The reference executor with a fresh in-memory store per scenario.
+    pub fn reference() -> InProcess {
+        InProcess {
+            name: "reference".to_owned(),
+            stages: Stages::REFERENCE,
+            config: Config::default(),
+            store: Arc::new(|| Arc::new(MemoryStore::new()) as Arc<dyn Store>),
+        }
+    }
+
+    /// Renames the subject.
+    #[must_use]
+    pub fn named(mut self, name: &str) -> InProcess {
+        self.name = name.to_owned();
+        self
+    }
+
+    /// Swaps the stages.
+    #[must_use]
+    pub fn with_stages(mut self, stages: Stages) -> InProcess {
+        self.stages = stages;
+        self
+    }
+
+    /// Swaps the configuration.
+    #[must_use]
+    pub fn with_config(mut self, config: Config) -> InProcess {
+        self.config = config;
+        self
+    }
+
+    /// Swaps the store (a fresh one per scenario).
+    #[must_use]
+    pub fn with_store(mut self, store: impl Fn() -> Arc<dyn Store> + Send + Sync + 'static) -> InProcess {
+        self.store = Arc::new(store);
+        self
+    }
+}
+
+#[async_trait]
+impl SubjectFactory for InProcess {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    async fn start(&self, downstream_url: &str) -> Result<Arc<dyn Subject>, SubjectError> {
+        let downstream = HttpDownstream::new(downstream_url).map_err(|error| SubjectError(error.to_string()))?;
+        let (tools, resources) =
+            conformance_app(Arc::new(downstream)).map_err(|error| SubjectError(error.to_string()))?;
+        let store = (self.store)();
+        let executor = Executor::builder(tools)
+            .stages(self.stages)
+            .config(self.config.clone())
+            .store(store.clone())
+            .resources(resources)
+            .build()
+            .map_err(|error| SubjectError(error.to_string()))?;
+        Ok(Arc::new(InProcessSubject { executor, store }))
+    }
+}
+
+struct InProcessSubject {
+    executor: Executor,
+    store: Arc<dyn Store>,
+}
+
+#[async_trait]
+impl Subject for InProcessSubject {
+    async fn execute(&self, call: SubjectCall) -> Result<Value, SubjectError> {
+        let request = Request {
+            call: call.call,
+            auth: call.auth,
+            business_request_id: call.business_request_id,
+            attempt: call.attempt,
+            budget: call.budget,
+            request_id: None,
+            trace_id: None,
+        };
+        Ok(self.executor.execute(request).await.to_json())
+    }
+
+    async fn records(&self, keys: &[String]) -> Option<Vec<Record>> {
+        let mut records = Vec::new();
+        for key in keys {
+            if let Ok(Some(record)) = self.store.load(key).await {
+                records.push(record);
+            }
+        }
+        Some(records)
+    }
+}

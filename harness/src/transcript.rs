@@ -1,0 +1,240 @@
+//! The transcript: what happened in one scenario run, in the order it happened.
+//!
+//! Rule enforced here: checks read only the transcript (calls and their envelopes, downstream requests, the
+//! ledger, and the store records when the subject lets us look). Every downstream request is attributed to
+//! the call that caused it: by `X-Request-Id` when the executor sends its envelope's request id, else by the
+//! time window of the calls in flight.
+
+use crate::world::{Effect, RequestRecord};
+use callproof_executor::Arguments;
+use callproof_executor::idempotency::Record;
+use serde::Serialize;
+use serde_json::Value;
+
+/// How a call ended, as far as the harness could tell.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Answer {
+    /// An envelope came back.
+    Envelope(Value),
+    /// The subject broke (process died, protocol violated).
+    Broken(String),
+    /// Nothing came back within the budget plus the harness's hard margin.
+    NoAnswer,
+}
+
+/// One call the harness made.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CallRecord {
+    /// Position in the transcript.
+    pub index: usize,
+    /// The 0-based step that made it.
+    pub step: usize,
+    /// The step's action.
+    pub action: &'static str,
+    /// The business operation (index into `Transcript::operations`).
+    pub op: usize,
+    /// The model's call id.
+    pub call_id: String,
+    /// The tool name as submitted.
+    pub tool: String,
+    /// The arguments as submitted.
+    pub arguments: Arguments,
+    /// The auth context's name in the scenario.
+    pub auth: String,
+    /// The caller's tenant.
+    pub tenant_id: String,
+    /// The caller's subject.
+    pub subject_id: String,
+    /// Whether the caller holds the support role.
+    pub support: bool,
+    /// The business request id.
+    pub business_request_id: Option<String>,
+    /// Attempt number.
+    pub attempt: u32,
+    /// Budget.
+    pub budget_ms: u64,
+    /// Sent (ms since the world started).
+    pub started_ms: u64,
+    /// Answered (ms since the world started).
+    pub answered_ms: u64,
+    /// The answer.
+    pub answer: Answer,
+    /// The corpus case it came from, if any.
+    pub corpus_case: Option<String>,
+    /// Whether the caller presented an approval that covers exactly these arguments, unexpired.
+    pub approval_covers: bool,
+}
+
+impl CallRecord {
+    /// The envelope, if one came back.
+    pub fn envelope(&self) -> Option<&Value> {
+        match &self.answer {
+            Answer::Envelope(envelope) => Some(envelope),
+            _ => None,
+        }
+    }
+
+    /// `ok` of the envelope.
+    pub fn ok(&self) -> bool {
+        self.envelope().is_some_and(|envelope| envelope["ok"] == true)
+    }
+
+    /// The error code of the envelope.
+    pub fn code(&self) -> Option<&str> {
+        self.envelope().and_then(|envelope| envelope["error"]["code"].as_str())
+    }
+
+    /// One line for evidence.
+    pub fn line(&self) -> String {
+        let outcome = match &self.answer {
+            Answer::Envelope(envelope) if envelope["ok"] == true => {
+                let replayed = if envelope["meta"]["replayed"] == true { " (replayed)" } else { "" };
+                format!("ok{replayed}")
+            }
+            Answer::Envelope(envelope) => format!(
+                "error {} retryable={} resolution={}",
+                envelope["error"]["code"].as_str().unwrap_or("?"),
+                envelope["error"]["retryable"],
+                envelope["error"]["resolution"].as_str().unwrap_or("?")
+            ),
+            Answer::Broken(why) => format!("subject broke: {why}"),
+            Answer::NoAnswer => "no answer".to_owned(),
+        };
+        format!(
+            "call #{} step {} {} {} {} attempt {} → {outcome}",
+            self.index,
+            self.step + 1,
+            self.action,
+            self.call_id,
+            self.tool,
+            self.attempt
+        )
+    }
+}
+
+/// A business operation: the calls that are, by the scenario's construction, the same business request.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Operation {
+    /// The step id, or `op<n>`.
+    pub name: String,
+    /// The tool.
+    pub tool: String,
+    /// Its calls, in order.
+    pub calls: Vec<usize>,
+}
+
+/// A downstream request with its attribution.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Exchange {
+    /// What the downstream saw and did.
+    #[serde(flatten)]
+    pub record: RequestRecord,
+    /// The call that caused it, when known.
+    pub call: Option<usize>,
+    /// The operation it belongs to, when known.
+    pub op: Option<usize>,
+}
+
+impl Exchange {
+    /// One line for evidence.
+    pub fn line(&self) -> String {
+        let status = self.record.status.map_or("dropped".to_owned(), |status| status.to_string());
+        let key = self.record.idempotency_key.as_deref().map(short).unwrap_or("-");
+        let fault = self.record.fault.as_ref().map(|(_, name)| format!(" fault={name}")).unwrap_or_default();
+        format!(
+            "  ↳ request #{} {} {} key={key} → {status} {:?}{fault}",
+            self.record.index, self.record.method, self.record.path, self.record.handling
+        )
+    }
+}
+
+/// The first 8 characters of a key.
+pub fn short(key: &str) -> &str {
+    &key[..key.len().min(8)]
+}
+
+/// Everything that happened in one scenario run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Transcript {
+    /// The scenario's name.
+    pub scenario: String,
+    /// The subject's name.
+    pub subject: String,
+    /// Calls, in the order they were made.
+    pub calls: Vec<CallRecord>,
+    /// Business operations.
+    pub operations: Vec<Operation>,
+    /// Downstream requests, in arrival order.
+    pub exchanges: Vec<Exchange>,
+    /// Committed effects.
+    pub ledger: Vec<Effect>,
+    /// Idempotency records at the end, if the subject lets us look.
+    pub records: Option<Vec<Record>>,
+    /// When the records were read (Unix ms), for lease checks.
+    pub records_read_at_ms: u64,
+}
+
+impl Transcript {
+    /// The exchanges caused by call `index`.
+    pub fn exchanges_of_call(&self, index: usize) -> impl Iterator<Item = &Exchange> {
+        self.exchanges.iter().filter(move |exchange| exchange.call == Some(index))
+    }
+
+    /// The exchanges of operation `op`.
+    pub fn exchanges_of_op(&self, op: usize) -> impl Iterator<Item = &Exchange> {
+        self.exchanges.iter().filter(move |exchange| exchange.op == Some(op))
+    }
+
+    /// The distinct effects of operation `op` (identical repeatable writes count once).
+    pub fn effects_of_op(&self, op: usize) -> Vec<&Effect> {
+        let mut seen = std::collections::BTreeSet::new();
+        self.ledger
+            .iter()
+            .filter(|effect| self.exchanges.get(effect.request).is_some_and(|exchange| exchange.op == Some(op)))
+            .filter(|effect| seen.insert(effect.effect_id.clone()))
+            .collect()
+    }
+
+    /// Attributes each downstream request to a call: by request id, else by time window.
+    pub fn attribute(calls: &[CallRecord], records: Vec<RequestRecord>) -> Vec<Exchange> {
+        records
+            .into_iter()
+            .map(|record| {
+                let by_id = record.request_id.as_deref().and_then(|id| {
+                    calls.iter().find(|call| {
+                        call.envelope().and_then(|envelope| envelope["meta"]["request_id"].as_str()) == Some(id)
+                    })
+                });
+                let call = by_id.or_else(|| {
+                    let open: Vec<&CallRecord> = calls
+                        .iter()
+                        .filter(|call| call.started_ms <= record.at_ms && record.at_ms <= call.answered_ms)
+                        .collect();
+                    match open.as_slice() {
+                        [only] => Some(*only),
+                        [first, rest @ ..] if rest.iter().all(|call| call.op == first.op) => Some(*first),
+                        _ => None,
+                    }
+                });
+                Exchange { call: call.map(|call| call.index), op: call.map(|call| call.op), record }
+            })
+            .collect()
+    }
+
+    /// Every line of the transcript, in order, for evidence and snapshots.
+    pub fn lines(&self) -> Vec<String> {
+        let mut lines = Vec::new();
+        for call in &self.calls {
+            lines.push(call.line());
+            lines.extend(self.exchanges_of_call(call.index).map(Exchange::line));
+        }
+        let stray: Vec<String> =
+            self.exchanges.iter().filter(|exchange| exchange.call.is_none()).map(Exchange::line).collect();
+        if !stray.is_empty() {
+            lines.push("unattributed requests:".to_owned());
+            lines.extend(stray);
+        }
+        lines
+    }
+}

@@ -1,0 +1,107 @@
+//! The ledger and the request log: the ground truth every check is judged against.
+//!
+//! Rule enforced here: an effect is in the ledger if and only if the downstream committed it, with the
+//! request that caused it and the key that came with it. Checks never ask the executor what happened; they
+//! read this.
+
+use serde::Serialize;
+
+/// The kinds of side effect the conformance app has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EffectKind {
+    /// A refund (financial).
+    Refund,
+    /// An email sent (external).
+    Email,
+    /// An account closed (destructive).
+    Deletion,
+    /// A preference written (repeatable: identical writes are one effect).
+    Preference,
+}
+
+impl EffectKind {
+    /// The name used in scenario files and reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            EffectKind::Refund => "refunds",
+            EffectKind::Email => "emails",
+            EffectKind::Deletion => "deletions",
+            EffectKind::Preference => "preferences",
+        }
+    }
+}
+
+/// One committed side effect.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Effect {
+    /// What kind.
+    pub kind: EffectKind,
+    /// The effect's identity. Two entries with one id are one effect (a repeated identical PUT).
+    pub effect_id: String,
+    /// Index of the request that committed it.
+    pub request: usize,
+    /// The `Idempotency-Key` it came with.
+    pub key: Option<String>,
+    /// The tenant owning the target.
+    pub tenant_id: String,
+    /// The owner of the target.
+    pub owner_id: String,
+    /// The target (order, account, recipient, preference key).
+    pub target: String,
+    /// The amount, for refunds.
+    pub amount: Option<i64>,
+    /// When the downstream committed it (ms since the world started).
+    pub committed_ms: u64,
+}
+
+/// What the downstream did with a request.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Handling {
+    /// Answered without any side effect (reads, status queries, refusals).
+    NoEffect,
+    /// Committed the effect with this ledger index.
+    Committed(usize),
+    /// A repeated key: answered with the stored reply; nothing new committed.
+    Deduplicated,
+    /// The deadline header ran out before the slow commit: not committed.
+    AbandonedAtDeadline,
+}
+
+/// One request the downstream received.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RequestRecord {
+    /// Arrival order, from 0.
+    pub index: usize,
+    /// Arrival (ms since the world started).
+    pub at_ms: u64,
+    /// `"METHOD /first-segment"`, e.g. `POST /refunds`.
+    pub endpoint: String,
+    /// Method.
+    pub method: String,
+    /// Path and query.
+    pub path: String,
+    /// The `Idempotency-Key` header.
+    pub idempotency_key: Option<String>,
+    /// The `X-Deadline-Ms` header.
+    pub deadline_ms: Option<String>,
+    /// The `X-Request-Id` header (the executor's request id).
+    pub request_id: Option<String>,
+    /// The `X-Tenant-Id` header.
+    pub tenant_id: Option<String>,
+    /// The `X-Subject-Id` header.
+    pub subject_id: Option<String>,
+    /// Whether it is a side-effecting endpoint (POST, PUT, DELETE).
+    pub side_effect: bool,
+    /// Whether it is a status query by key.
+    pub status_query: bool,
+    /// The fault that fired on it, if any: (arming step, fault name).
+    pub fault: Option<(usize, String)>,
+    /// What the downstream did.
+    pub handling: Handling,
+    /// The status answered, or `None` when the connection was dropped.
+    pub status: Option<u16>,
+    /// The body answered (for evidence; truncated).
+    pub reply: String,
+}

@@ -347,6 +347,13 @@ impl Executor {
     }
 
     async fn load_resource(&self, run: &Run<'_>, reference: &ResourceRef) -> Result<Option<Resource>, ErrorBody> {
+        if run.deadline.is_exhausted(&*self.clock) {
+            return Err(ErrorBody::new(
+                ErrorCode::TimeoutNotStarted,
+                "the deadline passed before access could be checked",
+            )
+            .with("reason", "deadline_elapsed"));
+        }
         let sent = AtomicBool::new(false);
         let context = ToolContext::new(&run.request.auth, None, &run.deadline, &run.request_id, &sent);
         let load = self.resources.load(reference, &context);
@@ -550,7 +557,8 @@ impl Executor {
             Ok(Err(_panic)) => Attempt::Panicked { sent: sent.load(Ordering::Acquire) },
             Err(_elapsed) => Attempt::TimedOut { sent: sent.load(Ordering::Acquire) },
         };
-        (self.stages.settle)(attempt)
+        let settled = (self.stages.settle)(attempt);
+        if decoded.tool.spec().risk.has_side_effect() { settled } else { outcome::for_read(settled) }
     }
 
     /// Stage 7 over a settled attempt: an invalid result becomes `output_invalid`, withheld, FAILED_FINAL.

@@ -19,7 +19,8 @@
 //! back as MCP, OpenAI and Anthropic tool results, [`lint`] checks schemas against strict mode.
 //!
 //! Ports (traits) for faults and variants: [`clock::Clock`], [`store::Store`], [`resource::Resources`],
-//! [`audit::AuditSink`], [`tool::Tool`]. Pure stages are swappable function pointers in [`Stages`].
+//! [`audit::AuditSink`], [`tool::Tool`]. Pure stages are swappable function pointers in [`Stages`]; the
+//! known-bad executors in [`mutants`] are one-line swaps of either.
 
 pub mod app;
 pub mod audit;
@@ -37,6 +38,7 @@ mod executor;
 pub mod idempotency;
 pub mod lint;
 pub mod mapping;
+pub mod mutants;
 pub mod outcome;
 pub mod output;
 pub mod reconcile;

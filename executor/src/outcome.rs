@@ -83,6 +83,23 @@ pub fn settle(attempt: Attempt) -> Settled {
     }
 }
 
+/// A read has no side effect to be unsure about: when its answer is lost or late, reading again is safe, so
+/// the unknown outcome becomes a retryable `dependency_unavailable`.
+pub fn for_read(settled: Settled) -> Settled {
+    match &settled.result {
+        Err(error) if error.code == ErrorCode::TimeoutUnknown => Settled {
+            state: State::FailedRetryable,
+            result: Err(ErrorBody::new(
+                ErrorCode::DependencyUnavailable,
+                "the downstream did not answer in time; reading again is safe",
+            )
+            .with("reason", "no_answer")),
+            ..settled
+        },
+        _ => settled,
+    }
+}
+
 fn unknown(error: ErrorBody) -> Settled {
     Settled { state: State::Unknown, result: Err(error), downstream_request_id: None }
 }
@@ -176,6 +193,16 @@ mod tests {
             let json = serde_json::to_string(&error).expect("json");
             assert!(!json.contains("SECRET"), "{json}");
         }
+    }
+
+    #[test]
+    fn an_unanswered_read_is_retryable() {
+        let settled = for_read(settle(Attempt::TimedOut { sent: true }));
+        let error = settled.result.expect_err("error");
+        assert_eq!(error.code, ErrorCode::DependencyUnavailable);
+        assert!(error.retryable);
+        let write = settle(Attempt::TimedOut { sent: true });
+        assert_eq!(write.result.expect_err("error").code, ErrorCode::TimeoutUnknown);
     }
 
     #[test]

@@ -183,11 +183,17 @@ impl Runner {
                 self.call(subject.as_ref(), &world, &auths, &scenario.auth, planned, first + offset, wall_origin)
             }))
             .await;
+            let killed = answered.iter().any(|record| record.answer == Answer::Killed);
             for record in answered {
                 operations[record.op].calls.push(record.index);
                 calls.push(record);
             }
             world.disarm_all();
+            if killed && let Err(error) = subject.restart().await {
+                subject.stop().await;
+                mock.stop().await;
+                return Err(error);
+            }
         }
 
         let settle = world.busy_until().saturating_duration_since(tokio::time::Instant::now()).min(MAX_SETTLE);
@@ -238,11 +244,16 @@ impl Runner {
             attempt: planned.attempt,
             budget,
         };
+        let mut kills = world.kills();
+        let kills_before = *kills.borrow();
         let started_ms = world.now_ms();
-        let answer = match tokio::time::timeout(budget + HARD_MARGIN, subject.execute(submitted)).await {
-            Ok(Ok(envelope)) => Answer::Envelope(envelope),
-            Ok(Err(error)) => Answer::Broken(error.0),
-            Err(_) => Answer::NoAnswer,
+        let answer = tokio::select! {
+            answered = tokio::time::timeout(budget + HARD_MARGIN, subject.execute(submitted)) => match answered {
+                Ok(Ok(envelope)) => Answer::Envelope(envelope),
+                Ok(Err(error)) => Answer::Broken(error.0),
+                Err(_) => Answer::NoAnswer,
+            },
+            _ = kills.wait_for(|kills| *kills > kills_before) => Answer::Killed,
         };
         CallRecord {
             index,

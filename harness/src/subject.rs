@@ -47,6 +47,15 @@ pub trait Subject: Send + Sync {
         None
     }
 
+    /// Brings the subject back after a kill fault (a process is restarted on the same store). An in-process
+    /// subject has nothing to restart: its calls were dropped and its store survived.
+    ///
+    /// # Errors
+    /// [`SubjectError`] when it cannot come back.
+    async fn restart(&self) -> Result<(), SubjectError> {
+        Ok(())
+    }
+
     /// Stops the subject.
     async fn stop(&self) {}
 }

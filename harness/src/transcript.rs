@@ -21,6 +21,8 @@ pub enum Answer {
     Broken(String),
     /// Nothing came back within the budget plus the harness's hard margin.
     NoAnswer,
+    /// A kill fault killed the subject while the call was in flight.
+    Killed,
 }
 
 /// One call the harness made.
@@ -100,6 +102,7 @@ impl CallRecord {
             ),
             Answer::Broken(why) => format!("subject broke: {why}"),
             Answer::NoAnswer => "no answer".to_owned(),
+            Answer::Killed => "killed in flight".to_owned(),
         };
         format!(
             "call #{} step {} {} {} {} attempt {} → {outcome}",

@@ -1,6 +1,7 @@
 //! Checks on time and on answers to downstream faults: deadlines, leases, rate limits, bad output.
 
 use super::{Check, Context, Level, Outcome, Violation};
+use crate::transcript::Answer;
 
 /// How far past its budget an answer may arrive and still count as on time. Wide on purpose: the suite runs
 /// on loaded 2-core CI machines, and the check is about not hanging, not about milliseconds.
@@ -56,6 +57,7 @@ fn answer_within_deadline(context: &Context<'_>) -> Outcome {
         .transcript
         .calls
         .iter()
+        .filter(|call| call.answer != Answer::Killed)
         .filter(|call| {
             call.envelope().is_none()
                 || call.answered_ms.saturating_sub(call.started_ms) > call.budget_ms + DEADLINE_MARGIN_MS
@@ -182,6 +184,8 @@ fn request_id_propagated(context: &Context<'_>) -> Outcome {
         .transcript
         .exchanges
         .iter()
+        // A call that never answered (killed) has no request id to compare with.
+        .filter(|exchange| exchange.call.is_none_or(|call| context.transcript.calls[call].envelope().is_some()))
         .filter(|exchange| {
             let served = exchange
                 .call

@@ -1,7 +1,7 @@
 //! Faults as data: what the downstream does wrong, to which request.
 //!
 //! Rule enforced here: a fault is armed by a scenario step and fires on the n-th downstream request matching
-//! its endpoint (counted from the moment it is armed), for `count` requests (0: every one from the n-th on).
+//! its endpoint (counted from the moment it is armed), for `times` requests (0: every one from the n-th on).
 //! When several armed faults match one request, the first one armed wins (turmoil's first-non-pass rule).
 
 use serde::{Deserialize, Serialize};
@@ -56,6 +56,12 @@ pub enum FaultKind {
     },
     /// Do not commit; answer 500 with a body full of secrets (canary token, stack trace, SQL, hostname).
     LeakBait,
+    /// Commit the side effect, never answer, and kill the subject (SIGKILL for a process; an in-process subject
+    /// has its calls dropped mid-flight while its store survives).
+    KillAfterCommit,
+    /// Kill the subject when its side-effecting request arrives, before the downstream commits anything: the
+    /// executor has claimed the key and sent, nothing was applied.
+    KillAfterClaim,
     /// Hold matching requests until `count` are in flight (or `timeout_ms` passes), then release them together.
     HoldUntil {
         /// Requests to gather.
@@ -75,6 +81,11 @@ fn default_hold_ms() -> u64 {
 }
 
 impl FaultKind {
+    /// Whether the fault kills the subject.
+    pub fn kills(&self) -> bool {
+        matches!(self, FaultKind::KillAfterCommit | FaultKind::KillAfterClaim)
+    }
+
     /// The fault's name, as written in scenario files.
     pub fn name(&self) -> &'static str {
         match self {
@@ -86,6 +97,8 @@ impl FaultKind {
             FaultKind::BadOutput => "bad_output",
             FaultKind::InjectText { .. } => "inject_text",
             FaultKind::LeakBait => "leak_bait",
+            FaultKind::KillAfterCommit => "kill_after_commit",
+            FaultKind::KillAfterClaim => "kill_after_claim",
             FaultKind::HoldUntil { .. } => "hold_until",
         }
     }
@@ -101,11 +114,11 @@ pub struct FaultSpec {
     /// The first matching request it applies to, from 1.
     pub nth: u32,
     /// How many matching requests it applies to; 0 means all from the n-th on.
-    pub count: u32,
+    pub times: u32,
 }
 
 impl<'de> Deserialize<'de> for FaultSpec {
-    /// `{ kind = "...", <params>, on = "...", nth = 1, count = 1 }`. Parsed in two passes so that the kind's own
+    /// `{ kind = "...", <params>, on = "...", nth = 1, times = 1 }`. Parsed in two passes so that the kind's own
     /// fields are still checked strictly; errors surface at the fault's table, with its line.
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<FaultSpec, D::Error> {
         use serde::de::Error;
@@ -123,13 +136,13 @@ impl<'de> Deserialize<'de> for FaultSpec {
             }
         };
         let nth = number("nth", 1)?;
-        let count = number("count", 1)?;
+        let times = number("times", 1)?;
         if nth == 0 {
             return Err(D::Error::custom("fault field `nth` counts from 1"));
         }
         let kind = FaultKind::deserialize(toml::Value::Table(table))
             .map_err(|error| D::Error::custom(format!("fault: {}", error.message())))?;
-        Ok(FaultSpec { kind, on, nth, count })
+        Ok(FaultSpec { kind, on, nth, times })
     }
 }
 
@@ -151,7 +164,7 @@ impl Armed {
             return false;
         }
         self.seen += 1;
-        self.seen >= self.spec.nth && (self.spec.count == 0 || self.seen < self.spec.nth + self.spec.count)
+        self.seen >= self.spec.nth && (self.spec.times == 0 || self.seen < self.spec.nth + self.spec.times)
     }
 }
 
@@ -172,7 +185,7 @@ mod tests {
                 .expect("parse");
         assert_eq!(holder.fault.kind, FaultKind::CommitThenDelay { ms: 3000 });
         assert_eq!(holder.fault.on.as_deref(), Some("POST /refunds"));
-        assert_eq!((holder.fault.nth, holder.fault.count), (2, 1));
+        assert_eq!((holder.fault.nth, holder.fault.times), (2, 1));
     }
 
     #[test]
@@ -186,7 +199,7 @@ mod tests {
 
     #[test]
     fn nth_and_count_select_the_requests() {
-        let spec = FaultSpec { kind: FaultKind::CommitThenDrop, on: None, nth: 2, count: 2 };
+        let spec = FaultSpec { kind: FaultKind::CommitThenDrop, on: None, nth: 2, times: 2 };
         let mut armed = Armed { spec, endpoint: "POST /refunds".into(), step: 0, seen: 0 };
         let fired: Vec<bool> = (0..5).map(|_| armed.fires_on("POST /refunds")).collect();
         assert_eq!(fired, vec![false, true, true, false, false]);

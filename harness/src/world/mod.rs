@@ -22,6 +22,8 @@ use tokio::time::Instant;
 
 /// Longest body kept in a request record.
 const MAX_REPLY_EVIDENCE: usize = 300;
+/// How long a request whose fault kills the subject is left unanswered (the subject is gone long before).
+const KILL_HOLD: Duration = Duration::from_secs(120);
 
 /// A request as the world sees it, whatever carried it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -65,6 +67,7 @@ pub struct Behaviour {
 pub struct World {
     origin: Instant,
     state: Mutex<State>,
+    kills: tokio::sync::watch::Sender<u64>,
 }
 
 #[derive(Debug)]
@@ -102,6 +105,7 @@ impl World {
         let origin = Instant::now();
         World {
             origin,
+            kills: tokio::sync::watch::Sender::new(0),
             state: Mutex::new(State {
                 behaviour,
                 orders: fixtures.orders.iter().map(|order| (order.order_id.clone(), order.clone())).collect(),
@@ -142,6 +146,11 @@ impl World {
         self.state().armed.clear();
     }
 
+    /// Counts the kills faults have asked for; the runner watches it and kills the subject.
+    pub fn kills(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.kills.subscribe()
+    }
+
     /// Every request so far.
     pub fn requests(&self) -> Vec<RequestRecord> {
         self.state().requests.clone()
@@ -178,6 +187,7 @@ impl World {
             }
             Some((_, _, FaultKind::RateLimit { .. })) => (429, json!({"error": {"reason": "rate_limited"}})),
             Some((_, _, FaultKind::LeakBait)) => (500, leak_bait_body()),
+            Some((_, _, FaultKind::KillAfterClaim)) => (503, json!({"error": {"reason": "never_answered"}})),
             Some((_, _, FaultKind::SlowBeforeCommit { ms })) if past_deadline(incoming, *ms) => {
                 delay = Duration::from_millis(*ms);
                 handling = Handling::AbandonedAtDeadline;
@@ -218,6 +228,10 @@ impl World {
         match &fault {
             Some((_, _, FaultKind::CommitThenDelay { ms })) => delay = Duration::from_millis(*ms),
             Some((_, _, FaultKind::CommitThenDrop)) => drop_connection = true,
+            Some((_, _, kind)) if kind.kills() => {
+                delay = KILL_HOLD;
+                self.kills.send_modify(|kills| *kills += 1);
+            }
             Some((_, _, FaultKind::RateLimit { retry_after })) => {
                 headers.push(("retry-after".to_owned(), retry_after.to_string()))
             }
@@ -247,7 +261,9 @@ impl World {
             }
             _ => {}
         }
-        state.busy_until = state.busy_until.max(now + delay);
+        if delay < KILL_HOLD {
+            state.busy_until = state.busy_until.max(now + delay);
+        }
         if let Some(visible) = state.visible_at.values().max() {
             state.busy_until = state.busy_until.max(*visible);
         }
@@ -563,7 +579,7 @@ mod tests {
     #[tokio::test]
     async fn commit_then_drop_commits_and_drops() {
         let world = world(false);
-        world.arm(FaultSpec { kind: FaultKind::CommitThenDrop, on: None, nth: 1, count: 1 }, "POST /refunds".into(), 0);
+        world.arm(FaultSpec { kind: FaultKind::CommitThenDrop, on: None, nth: 1, times: 1 }, "POST /refunds".into(), 0);
         let reply = world.handle(&refund("k", 10));
         assert!(reply.drop_connection);
         assert_eq!(world.ledger().len(), 1);
@@ -574,7 +590,7 @@ mod tests {
     async fn a_slow_commit_past_the_deadline_header_is_abandoned() {
         let world = world(false);
         world.arm(
-            FaultSpec { kind: FaultKind::SlowBeforeCommit { ms: 5000 }, on: None, nth: 1, count: 1 },
+            FaultSpec { kind: FaultKind::SlowBeforeCommit { ms: 5000 }, on: None, nth: 1, times: 1 },
             "POST /refunds".into(),
             0,
         );
@@ -587,7 +603,7 @@ mod tests {
     #[tokio::test]
     async fn leak_bait_carries_every_marker() {
         let world = world(false);
-        world.arm(FaultSpec { kind: FaultKind::LeakBait, on: None, nth: 1, count: 1 }, "POST /refunds".into(), 0);
+        world.arm(FaultSpec { kind: FaultKind::LeakBait, on: None, nth: 1, times: 1 }, "POST /refunds".into(), 0);
         let body = String::from_utf8(world.handle(&refund("k", 10)).body).expect("utf8");
         for marker in LEAK_MARKERS {
             assert!(body.contains(&marker.replace('"', "\\\"")), "{marker}");

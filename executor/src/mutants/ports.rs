@@ -1,0 +1,165 @@
+//! Broken ports: stores, downstreams and clocks with one classic bug, each wrapping a working one.
+
+use crate::app::{Downstream, HttpRequest, HttpResponse, SendError};
+use crate::clock::Clock;
+use crate::idempotency::{NewRecord, Record, State, Update, Version};
+use crate::store::{Claim, Store, StoreError};
+use async_trait::async_trait;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// Check-then-act: reads the record, yields, then writes, so two concurrent claims of one key both win
+/// (the seed's `if not exists: set` race, section 5.4).
+pub struct CheckThenActStore(pub Arc<dyn Store>);
+
+#[async_trait]
+impl Store for CheckThenActStore {
+    async fn claim(&self, new: &NewRecord) -> Result<Claim, StoreError> {
+        match self.0.load(&new.key).await? {
+            Some(existing) => Ok(Claim::Existing(existing)),
+            None => {
+                // The gap between the read and the write, where another caller slips in.
+                tokio::task::yield_now().await;
+                tokio::time::sleep(Duration::from_millis(5)).await;
+                let _ = self.0.claim(new).await?;
+                Ok(Claim::Acquired)
+            }
+        }
+    }
+
+    async fn compare_and_set(&self, key: &str, expected: Version, update: Update) -> Result<bool, StoreError> {
+        self.0.compare_and_set(key, expected, update).await
+    }
+
+    async fn load(&self, key: &str) -> Result<Option<Record>, StoreError> {
+        self.0.load(key).await
+    }
+
+    async fn purge_expired(&self, updated_before_ms: u64) -> Result<u64, StoreError> {
+        self.0.purge_expired(updated_before_ms).await
+    }
+}
+
+/// An IN_PROGRESS record whose lease expired is treated as ABSENT and claimed afresh, while the first
+/// holder may still be applying the effect (or did, and crashed before recording it).
+pub struct LeaseExpiryToAbsentStore(pub Arc<dyn Store>);
+
+#[async_trait]
+impl Store for LeaseExpiryToAbsentStore {
+    async fn claim(&self, new: &NewRecord) -> Result<Claim, StoreError> {
+        match self.0.claim(new).await? {
+            Claim::Existing(existing)
+                if existing.state == State::InProgress && existing.lease_expires_ms <= new.now_ms =>
+            {
+                let fresh = new.clone().into_record();
+                let update = Update::settle(&fresh, State::InProgress, None, new.now_ms);
+                if self.0.compare_and_set(&new.key, existing.version(), update).await? {
+                    Ok(Claim::Acquired)
+                } else {
+                    Ok(Claim::Existing(existing))
+                }
+            }
+            other => Ok(other),
+        }
+    }
+
+    async fn compare_and_set(&self, key: &str, expected: Version, update: Update) -> Result<bool, StoreError> {
+        self.0.compare_and_set(key, expected, update).await
+    }
+
+    async fn load(&self, key: &str) -> Result<Option<Record>, StoreError> {
+        self.0.load(key).await
+    }
+
+    async fn purge_expired(&self, updated_before_ms: u64) -> Result<u64, StoreError> {
+        self.0.purge_expired(updated_before_ms).await
+    }
+}
+
+/// Settling writes are lost (reported done, never applied): the record stays IN_PROGRESS forever, as when
+/// a process dies between the side effect and recording it.
+pub struct LosesCompletionsStore(pub Arc<dyn Store>);
+
+#[async_trait]
+impl Store for LosesCompletionsStore {
+    async fn claim(&self, new: &NewRecord) -> Result<Claim, StoreError> {
+        self.0.claim(new).await
+    }
+
+    async fn compare_and_set(&self, key: &str, expected: Version, update: Update) -> Result<bool, StoreError> {
+        if expected.state == State::InProgress {
+            return Ok(true);
+        }
+        self.0.compare_and_set(key, expected, update).await
+    }
+
+    async fn load(&self, key: &str) -> Result<Option<Record>, StoreError> {
+        self.0.load(key).await
+    }
+
+    async fn purge_expired(&self, updated_before_ms: u64) -> Result<u64, StoreError> {
+        self.0.purge_expired(updated_before_ms).await
+    }
+}
+
+/// Resends a request once when its answer was lost (an HTTP client with automatic retries).
+pub struct ResendOnLost(pub Arc<dyn Downstream>);
+
+#[async_trait]
+impl Downstream for ResendOnLost {
+    async fn send(&self, request: HttpRequest, timeout: Duration) -> Result<HttpResponse, SendError> {
+        match self.0.send(request.clone(), timeout).await {
+            Err(SendError::Lost) => self.0.send(request, timeout).await,
+            answer => answer,
+        }
+    }
+}
+
+/// Drops one header from every request.
+pub struct StripHeader(pub Arc<dyn Downstream>, pub &'static str);
+
+#[async_trait]
+impl Downstream for StripHeader {
+    async fn send(&self, mut request: HttpRequest, timeout: Duration) -> Result<HttpResponse, SendError> {
+        request.headers.retain(|(name, _)| name != self.1);
+        self.0.send(request, timeout).await
+    }
+}
+
+/// Reads instructions in responses and follows them: "call delete_account for account acct_X" in a result
+/// makes it delete that account (tool output treated as a command).
+pub struct FollowsInstructions(pub Arc<dyn Downstream>);
+
+#[async_trait]
+impl Downstream for FollowsInstructions {
+    async fn send(&self, request: HttpRequest, timeout: Duration) -> Result<HttpResponse, SendError> {
+        let response = self.0.send(request.clone(), timeout).await?;
+        let text = String::from_utf8_lossy(&response.body);
+        if let Some(start) = text.find("call delete_account for account ") {
+            let account: String =
+                text[start + 32..].chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+            let order = HttpRequest {
+                method: "DELETE".to_owned(),
+                path_and_query: format!("/accounts/{account}"),
+                body: None,
+                ..request
+            };
+            let _ = self.0.send(order, timeout).await;
+        }
+        Ok(response)
+    }
+}
+
+/// A monotonic clock an hour ahead of the machine's: deadlines computed from it lie an hour in the future, so
+/// the caller's budget is ignored (as when a layer starts a fresh long timeout of its own).
+pub struct SkewedClock;
+
+impl Clock for SkewedClock {
+    fn now(&self) -> tokio::time::Instant {
+        tokio::time::Instant::now() + Duration::from_secs(3600)
+    }
+
+    fn wall_ms(&self) -> u64 {
+        SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |since| since.as_millis() as u64)
+    }
+}

@@ -118,16 +118,25 @@ async fn another_tenants_order_is_forbidden() {
 }
 
 #[tokio::test]
+async fn an_order_of_a_namesake_in_another_tenant_is_forbidden() {
+    let world = World::new();
+    // ord_twin belongs to a subject also called u_alice, but in the other tenant.
+    assert_code(&world.execute(refund("ord_twin", 100)).await, "forbidden");
+    assert_eq!(world.tool_calls(), 0);
+}
+
+#[tokio::test]
 async fn foreign_and_nonexistent_orders_get_byte_identical_errors() {
     let world = World::new();
     let mut bodies = Vec::new();
-    for order in ["ord_bob", "ord_globex", "ord_doesnotexist"] {
+    for order in ["ord_bob", "ord_globex", "ord_twin", "ord_doesnotexist"] {
         let envelope = world.execute(refund(order, 100)).await;
         assert_code(&envelope, "forbidden");
         bodies.push(serde_json::to_string(&envelope.error).expect("json"));
     }
     assert_eq!(bodies[0], bodies[1], "foreign owner vs foreign tenant");
-    assert_eq!(bodies[0], bodies[2], "foreign vs nonexistent");
+    assert_eq!(bodies[0], bodies[2], "foreign owner vs namesake in another tenant");
+    assert_eq!(bodies[0], bodies[3], "foreign vs nonexistent");
     assert!(!bodies[0].contains("ord_"), "the error must not name the order: {}", bodies[0]);
     assert_eq!(world.tool_calls(), 0);
 }

@@ -160,5 +160,7 @@ async fn a_failing_idempotency_store_is_an_internal_error_that_names_no_host() {
     assert_code(&envelope, "internal_error");
     assert_eq!(details(&envelope)["reason"], "store_failed");
     assert!(!envelope.to_json().to_string().contains("db-primary"), "{:#}", envelope.to_json());
+    let audit = serde_json::to_string(&world.audit_records()).expect("json");
+    assert!(!audit.contains("db-primary"), "{audit}");
     assert_eq!(world.tool_calls(), 0, "no side effect without a claimed key");
 }

@@ -105,6 +105,39 @@ proptest! {
     }
 }
 
+/// `[` or `{"k":` openers of any mix, closed in order.
+fn nested_text(openers: &[bool]) -> String {
+    let mut text = String::from(r#"{"x":"#);
+    for &object in openers {
+        text.push_str(if object { r#"{"k":"# } else { "[" });
+    }
+    text.push('1');
+    for &object in openers.iter().rev() {
+        text.push(if object { '}' } else { ']' });
+    }
+    text.push('}');
+    text
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { failure_persistence: persistence(), cases: 64, ..ProptestConfig::default() })]
+
+    #[test]
+    fn nesting_of_any_shape_and_depth_is_refused_past_the_limit_without_recursing(
+        openers in prop::collection::vec(any::<bool>(), 0..4000),
+    ) {
+        let text = nested_text(&openers);
+        let call = ToolCall::raw("call_p", "refund_order", text);
+        let refused = decode::decode(&call, world().executor.tools(), &Limits::default())
+            .expect_err("no refund has an `x` field");
+        let expected = if openers.len() + 1 > 64 { "invalid_arguments" } else { "schema_violation" };
+        prop_assert_eq!(refused.code.as_str(), expected);
+        if openers.len() + 1 > 64 {
+            prop_assert_eq!(&refused.details["reason"], "too_deep");
+        }
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { failure_persistence: persistence(), cases: 48, ..ProptestConfig::default() })]
 

@@ -626,7 +626,7 @@ impl World {
     }
 }
 
-/// Orders and accounts: alice and bob in [`TENANT`], carol in [`OTHER_TENANT`].
+/// Orders and accounts: alice and bob in [`TENANT`], carol (and another alice) in [`OTHER_TENANT`].
 pub(crate) fn seeded_resources() -> MemoryResources {
     let resources = MemoryResources::new();
     let order = |id: &str, tenant: &str, owner: &str, refundable: u64| {
@@ -643,6 +643,8 @@ pub(crate) fn seeded_resources() -> MemoryResources {
     order("ord_456", TENANT, ALICE, 300);
     order("ord_bob", TENANT, BOB, 5000);
     order("ord_globex", OTHER_TENANT, CAROL, 5000);
+    // Subject ids are only unique within a tenant: the other tenant has its own `u_alice`.
+    order("ord_twin", OTHER_TENANT, ALICE, 5000);
     let account = |id: &str, tenant: &str, owner: &str| {
         resources.insert(
             ResourceRef::new("account", id),

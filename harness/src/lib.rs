@@ -15,10 +15,12 @@
 //! | [`checks`] | the invariants, each with a stable id, a level and a seed reference |
 //! | [`suite`] | discovers scenarios, runs them, tallies the checks |
 //! | [`report`] | human-readable output |
+//! | [`mutation`] | runs the suite against every known-bad executor: which check catches which bug |
 
 pub mod checks;
 pub mod corpus;
 pub mod mock;
+pub mod mutation;
 pub mod report;
 pub mod runner;
 pub mod scenario;

@@ -2,10 +2,11 @@
 
 use callproof_harness::checks::{self, Check};
 use callproof_harness::corpus::Corpus;
-use callproof_harness::report;
 use callproof_harness::runner::Runner;
+use callproof_harness::scenario::Scenario;
 use callproof_harness::subject::InProcess;
 use callproof_harness::suite::{self, Suite};
+use callproof_harness::{mutation, report};
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -29,14 +30,28 @@ enum Command {
         #[arg(long = "check")]
         checks: Vec<String>,
         /// Scenarios run at once.
-        #[arg(long, default_value_t = 4)]
+        #[arg(long, default_value_t = 8)]
         jobs: usize,
         /// The malformed corpus (default: the one shipped with callproof).
         #[arg(long)]
         corpus: Option<PathBuf>,
-        /// Print every violation's evidence, not only the failing checks' names.
+        /// Print every violation's evidence for every scenario, not only for failing ones.
         #[arg(long, short)]
         verbose: bool,
+        /// The executor under test: `reference`, or `mutant:NAME` for a known-bad one (see `callproof mutants`).
+        #[arg(long, default_value = "reference")]
+        subject: String,
+    },
+    /// Run the suite against every known-bad executor and print which checks caught which bug.
+    Mutants {
+        /// Scenario files or folders (default: scenarios/).
+        paths: Vec<PathBuf>,
+        /// Only these mutants (by name); default: all.
+        #[arg(long = "mutant")]
+        mutants: Vec<String>,
+        /// Scenarios run at once.
+        #[arg(long, default_value_t = 8)]
+        jobs: usize,
     },
     /// List the checks with their level, rule and seed reference.
     Checks,
@@ -44,72 +59,103 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match cli.command {
+    let result = match cli.command {
         Command::Checks => {
             for check in checks::all() {
                 println!("{:<34} {:<6} {}  ({})", check.id, check.level.as_str(), check.rule, check.seed_ref);
             }
-            ExitCode::SUCCESS
+            Ok(ExitCode::SUCCESS)
         }
-        Command::Run { paths, checks, jobs, corpus, verbose } => run(paths, &checks, jobs, corpus, verbose),
-    }
+        Command::Run { paths, checks, jobs, corpus, verbose, subject } => {
+            run(paths, &checks, jobs, corpus, verbose, &subject)
+        }
+        Command::Mutants { paths, mutants, jobs } => run_mutants(paths, &mutants, jobs),
+    };
+    result.unwrap_or_else(|message| {
+        eprintln!("callproof: {message}");
+        ExitCode::from(2)
+    })
 }
 
-fn usage_error(message: &str) -> ExitCode {
-    eprintln!("callproof: {message}");
-    ExitCode::from(2)
-}
-
-fn run(paths: Vec<PathBuf>, only: &[String], jobs: usize, corpus: Option<PathBuf>, verbose: bool) -> ExitCode {
-    let paths = if paths.is_empty() { vec![PathBuf::from("scenarios")] } else { paths };
-    if let Some(missing) = paths.iter().find(|path| !path.exists()) {
-        return usage_error(&format!(
-            "{} does not exist (run from the repository root, or name scenario files)",
-            missing.display()
-        ));
-    }
+fn run(
+    paths: Vec<PathBuf>,
+    only: &[String],
+    jobs: usize,
+    corpus: Option<PathBuf>,
+    verbose: bool,
+    subject: &str,
+) -> Result<ExitCode, String> {
+    let factory = in_process(subject)?;
     let selected: Vec<Check> = if only.is_empty() {
         checks::all()
     } else {
-        let mut selected = Vec::new();
-        for id in only {
-            match checks::by_id(id) {
-                Some(check) => selected.push(check),
-                None => return usage_error(&format!("unknown check `{id}` (see `callproof checks`)")),
-            }
-        }
-        selected
+        only.iter()
+            .map(|id| checks::by_id(id).ok_or_else(|| format!("unknown check `{id}` (see `callproof checks`)")))
+            .collect::<Result<_, _>>()?
     };
     let corpus = match corpus {
-        Some(path) => Corpus::load(&path),
-        None => toml::from_str(callproof_harness::EMBEDDED_CORPUS).map_err(|error| error.to_string()),
+        Some(path) => Corpus::load(&path).map(Arc::new)?,
+        None => embedded_corpus()?,
     };
-    let corpus = match corpus {
-        Ok(corpus) => Arc::new(corpus),
-        Err(error) => return usage_error(&error),
-    };
-    let scenarios = match suite::discover(&paths) {
-        Ok(scenarios) if scenarios.is_empty() => return usage_error("no scenario files found"),
-        Ok(scenarios) => scenarios,
-        Err(errors) => {
-            for error in errors {
-                eprintln!("callproof: {error}");
-            }
-            return ExitCode::from(2);
-        }
-    };
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
-        Ok(runtime) => runtime,
-        Err(error) => return usage_error(&format!("cannot start the async runtime: {error}")),
-    };
-    let runner = Runner::new(Arc::new(InProcess::reference()), corpus.clone());
+    let scenarios = load_scenarios(paths)?;
+    let runner = Runner::new(Arc::new(factory), corpus.clone());
     let suite = Suite::new(runner, corpus, selected, jobs);
-    let report = runtime.block_on(suite.run(&scenarios, |scenario| {
+    let report = runtime()?.block_on(suite.run(&scenarios, |scenario| {
         println!("{}", report::scenario_line(scenario));
         if verbose || scenario.must_failed() {
             print!("{}", report::scenario_details(scenario));
         }
     }));
     print!("{}", report::summary(&report));
-    if report.must_failed() { ExitCode::FAILURE } else { ExitCode::SUCCESS }
+    Ok(if report.must_failed() { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+}
+
+fn run_mutants(paths: Vec<PathBuf>, names: &[String], jobs: usize) -> Result<ExitCode, String> {
+    let selected = names
+        .iter()
+        .map(|name| callproof_executor::mutants::by_name(name).ok_or_else(|| format!("unknown mutant `{name}`")))
+        .collect::<Result<Vec<_>, _>>()?;
+    let scenarios = load_scenarios(paths)?;
+    let corpus = embedded_corpus()?;
+    let report =
+        runtime()?.block_on(mutation::run(&scenarios, corpus, jobs, &selected, |name| eprintln!("  ran {name}")));
+    print!("{}", mutation::render(&report));
+    Ok(if report.holds() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}
+
+/// `reference` or `mutant:NAME`.
+fn in_process(subject: &str) -> Result<InProcess, String> {
+    match subject.split_once(':') {
+        None if subject == "reference" => Ok(InProcess::reference()),
+        Some(("mutant", name)) => callproof_executor::mutants::by_name(name)
+            .map(|mutant| InProcess::mutant(&mutant))
+            .ok_or_else(|| format!("unknown mutant `{name}` (see `callproof mutants --help`)")),
+        _ => Err(format!("unknown subject `{subject}`: use `reference` or `mutant:NAME`")),
+    }
+}
+
+fn embedded_corpus() -> Result<Arc<Corpus>, String> {
+    toml::from_str(callproof_harness::EMBEDDED_CORPUS).map(Arc::new).map_err(|error| error.to_string())
+}
+
+fn load_scenarios(paths: Vec<PathBuf>) -> Result<Vec<Scenario>, String> {
+    let paths = if paths.is_empty() { vec![PathBuf::from("scenarios")] } else { paths };
+    if let Some(missing) = paths.iter().find(|path| !path.exists()) {
+        return Err(format!(
+            "{} does not exist (run from the repository root, or name scenario files)",
+            missing.display()
+        ));
+    }
+    match suite::discover(&paths) {
+        Ok(scenarios) if scenarios.is_empty() => Err("no scenario files found".to_owned()),
+        Ok(scenarios) => Ok(scenarios),
+        Err(errors) => Err(errors.iter().map(ToString::to_string).collect::<Vec<_>>().join("\ncallproof: ")),
+    }
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime, String> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|error| format!("cannot start the async runtime: {error}"))
 }

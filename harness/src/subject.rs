@@ -7,8 +7,9 @@
 use async_trait::async_trait;
 use callproof_executor::app::{HttpDownstream, conformance_app};
 use callproof_executor::idempotency::Record;
+use callproof_executor::mutants::{Mutant, Variant};
 use callproof_executor::store::{MemoryStore, Store};
-use callproof_executor::{AuthContext, Config, Executor, Request, Stages, ToolCall};
+use callproof_executor::{AuthContext, Config, Executor, Request, ToolCall};
 use serde_json::Value;
 use std::sync::Arc;
 use std::time::Duration;
@@ -73,51 +74,34 @@ pub trait SubjectFactory: Send + Sync {
     async fn start(&self, downstream_url: &str) -> Result<Arc<dyn Subject>, SubjectError>;
 }
 
-/// The reference executor in-process, optionally with stages or the store swapped (a known-bad variant).
+/// The reference executor in-process, or a known-bad [`Variant`] of it.
 #[derive(Clone)]
 pub struct InProcess {
     name: String,
-    stages: Stages,
+    variant: Variant,
     config: Config,
-    store: Arc<dyn Fn() -> Arc<dyn Store> + Send + Sync>,
 }
 
 impl InProcess {
     /// The reference executor with a fresh in-memory store per scenario.
     pub fn reference() -> InProcess {
-        InProcess {
-            name: "reference".to_owned(),
-            stages: Stages::REFERENCE,
-            config: Config::default(),
-            store: Arc::new(|| Arc::new(MemoryStore::new()) as Arc<dyn Store>),
-        }
+        InProcess { name: "reference".to_owned(), variant: Variant::REFERENCE, config: Config::default() }
     }
 
-    /// Renames the subject.
-    #[must_use]
-    pub fn named(mut self, name: &str) -> InProcess {
-        self.name = name.to_owned();
-        self
+    /// A known-bad executor.
+    pub fn mutant(mutant: &Mutant) -> InProcess {
+        InProcess { name: format!("mutant:{}", mutant.name), variant: mutant.variant, config: Config::default() }
     }
 
-    /// Swaps the stages.
-    #[must_use]
-    pub fn with_stages(mut self, stages: Stages) -> InProcess {
-        self.stages = stages;
-        self
+    /// Any variant, under a name of your choosing.
+    pub fn variant(name: &str, variant: Variant) -> InProcess {
+        InProcess { name: name.to_owned(), variant, config: Config::default() }
     }
 
     /// Swaps the configuration.
     #[must_use]
     pub fn with_config(mut self, config: Config) -> InProcess {
         self.config = config;
-        self
-    }
-
-    /// Swaps the store (a fresh one per scenario).
-    #[must_use]
-    pub fn with_store(mut self, store: impl Fn() -> Arc<dyn Store> + Send + Sync + 'static) -> InProcess {
-        self.store = Arc::new(store);
         self
     }
 }
@@ -130,12 +114,13 @@ impl SubjectFactory for InProcess {
 
     async fn start(&self, downstream_url: &str) -> Result<Arc<dyn Subject>, SubjectError> {
         let downstream = HttpDownstream::new(downstream_url).map_err(|error| SubjectError(error.to_string()))?;
-        let (tools, resources) =
-            conformance_app(Arc::new(downstream)).map_err(|error| SubjectError(error.to_string()))?;
-        let store = (self.store)();
+        let downstream = (self.variant.downstream)(Arc::new(downstream));
+        let (tools, resources) = conformance_app(downstream).map_err(|error| SubjectError(error.to_string()))?;
+        let store = (self.variant.store)(Arc::new(MemoryStore::new()));
         let executor = Executor::builder(tools)
-            .stages(self.stages)
+            .stages(self.variant.stages)
             .config(self.config.clone())
+            .clock((self.variant.clock)())
             .store(store.clone())
             .resources(resources)
             .build()

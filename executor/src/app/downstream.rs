@@ -8,6 +8,9 @@
 use async_trait::async_trait;
 use std::time::Duration;
 
+/// How much longer than the caller's timeout the HTTP client waits before giving up on its own.
+const CLIENT_TIMEOUT_GRACE: Duration = Duration::from_secs(1);
+
 /// Largest downstream response body read.
 pub const MAX_RESPONSE_BYTES: usize = 1024 * 1024;
 
@@ -92,8 +95,12 @@ impl HttpDownstream {
 impl Downstream for HttpDownstream {
     async fn send(&self, request: HttpRequest, timeout: Duration) -> Result<HttpResponse, SendError> {
         let method = reqwest::Method::from_bytes(request.method.as_bytes()).map_err(|_| SendError::NotSent)?;
-        let mut builder =
-            self.client.request(method, format!("{}{}", self.base_url, request.path_and_query)).timeout(timeout);
+        // The executor bounds every exchange by the call's deadline and reports the timeout itself (as
+        // "sent, outcome unknown"); the client's own timeout is only a safety net for callers that do not.
+        let mut builder = self
+            .client
+            .request(method, format!("{}{}", self.base_url, request.path_and_query))
+            .timeout(timeout + CLIENT_TIMEOUT_GRACE);
         for (name, value) in &request.headers {
             builder = builder.header(name, value);
         }

@@ -146,9 +146,10 @@ fn expectations(context: &Context<'_>) -> Outcome {
             });
             continue;
         };
-        for mismatch in expect.mismatches(envelope) {
+        let mismatches = expect.mismatches(envelope);
+        if !mismatches.is_empty() {
             violations.push(Violation {
-                message: format!("step {}: {mismatch}", call.step + 1),
+                message: format!("step {}: {}", call.step + 1, mismatches.join("; ")),
                 evidence: context.evidence(call),
             });
         }

@@ -69,10 +69,11 @@ fn rejection_has_no_effect(context: &Context<'_>) -> Outcome {
         let Some(category) = call.code().and_then(category) else { continue };
         let mut exchanges = context.transcript.exchanges_of_call(call.index);
         let offending = match category {
-            Category::Input | Category::Protocol => exchanges.next(),
-            Category::Authorization => {
+            // Only a refusal about the resource itself may have looked the resource up.
+            Category::Authorization if about_resource(call) => {
                 exchanges.find(|exchange| exchange.record.method != "GET" || exchange.record.status_query)
             }
+            Category::Input | Category::Protocol | Category::Authorization => exchanges.next(),
             _ => continue,
         };
         applicable = true;
@@ -88,6 +89,14 @@ fn rejection_has_no_effect(context: &Context<'_>) -> Outcome {
         }
     }
     Outcome::from_violations(applicable, violations)
+}
+
+/// Whether a refusal is about the resource (the only refusal that needs the resource loaded). Executors that
+/// give no `details.reason` get the benefit of the doubt.
+fn about_resource(call: &crate::transcript::CallRecord) -> bool {
+    call.envelope()
+        .and_then(|envelope| envelope["error"]["details"]["reason"].as_str())
+        .is_none_or(|reason| reason == "resource_not_accessible")
 }
 
 fn single_effect(context: &Context<'_>) -> Outcome {

@@ -12,7 +12,8 @@ use std::sync::{Mutex, PoisonError};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Decision {
-    /// The call never reached authorization (refused while decoding).
+    /// No decision was made: the call was refused while decoding, or the facts needed to decide (the resource)
+    /// could not be obtained because the lookup failed or the deadline ran out.
     NotEvaluated,
     /// Allowed.
     Allow,

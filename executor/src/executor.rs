@@ -11,7 +11,7 @@ use crate::clock::{Clock, SystemClock};
 use crate::deadline::Deadline;
 use crate::decode::{Decoded, Limits};
 use crate::envelope::{Envelope, Meta};
-use crate::error::{ErrorBody, ErrorCode};
+use crate::error::{Category, ErrorBody, ErrorCode};
 use crate::idempotency::{KeyInput, NewRecord, Record, State, Update};
 use crate::outcome::{Attempt, Settled};
 use crate::reconcile::Plan;
@@ -289,7 +289,10 @@ impl Executor {
         let resource = match self.authorize(run, &decoded).await {
             Ok(resource) => resource,
             Err(error) => {
-                run.trail.authorization = Decision::Deny;
+                // Only an authorization refusal is a decision; a lookup that failed or ran out of time made none.
+                if error.category == Category::Authorization {
+                    run.trail.authorization = Decision::Deny;
+                }
                 return run.fail(error);
             }
         };

@@ -98,6 +98,16 @@ async fn a_refused_call_records_the_deny_decision_and_its_code() {
 }
 
 #[tokio::test]
+async fn a_call_whose_access_could_not_be_checked_is_not_recorded_as_a_denial() {
+    let world = World::new();
+    let envelope = world.execute(refund("ord_123", 100).budget(Duration::ZERO)).await;
+    support::assert_code(&envelope, "timeout_not_started");
+    let record = &world.audit_records()[0];
+    assert_eq!(record.authorization, Decision::NotEvaluated, "no decision was made, so none is recorded");
+    assert_eq!(record.error_code.as_deref(), Some("timeout_not_started"));
+}
+
+#[tokio::test]
 async fn a_call_that_fails_to_decode_is_recorded_without_authorization_or_hash() {
     let world = World::new();
     world.execute(call("refund_order", r#"{"order_id":"ord_123","amount":True}"#)).await;

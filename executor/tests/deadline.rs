@@ -29,12 +29,27 @@ async fn a_zero_budget_answers_timeout_not_started_without_invoking_the_tool() {
     let error = envelope.error.as_ref().expect("error");
     assert!(error.retryable);
     assert_eq!(error.resolution, Resolution::RetrySameKey);
+    assert_eq!(error.details["reason"], "deadline_elapsed");
+    assert_eq!(world.tool_calls(), 0);
+    assert_eq!(envelope.meta.idempotency_key, None, "refused before the order was even looked up");
+
+    let retry = world.execute(refund("ord_123", 100).business_request("biz_0").call_id("call_2")).await;
+    assert!(retry.ok && !retry.meta.replayed, "{:#}", retry.to_json());
+    assert_eq!(world.tool("refund_order").invocations().len(), 1);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_zero_budget_on_a_tool_without_a_resource_keeps_its_key_for_the_retry() {
+    let world = paused_world();
+    let email = || call("send_email", r#"{"to":"a@example.com","subject":"Hi","body":"x"}"#).business_request("m_0");
+    let envelope = world.execute(budget(email(), 0)).await;
+    assert_code(&envelope, "timeout_not_started");
     assert_eq!(world.tool_calls(), 0);
     assert_eq!(world.record_of(&envelope).await.state, State::FailedRetryable);
 
-    let retry = world.execute(refund("ord_123", 100).business_request("biz_0").call_id("call_2")).await;
+    let retry = world.execute(email().call_id("call_2")).await;
     assert!(retry.ok, "{:#}", retry.to_json());
-    let invocations = world.tool("refund_order").invocations();
+    let invocations = world.tool("send_email").invocations();
     assert_eq!(invocations.len(), 1);
     assert_eq!(invocations[0].key, envelope.meta.idempotency_key, "the retry used the same key");
 }
@@ -70,6 +85,27 @@ async fn a_tool_that_hangs_before_sending_ends_in_timeout_not_started() {
     assert_code(&envelope, "timeout_not_started");
     assert!(envelope.error.as_ref().expect("error").retryable);
     assert_eq!(world.record_of(&envelope).await.state, State::FailedRetryable);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_read_that_sent_and_never_answered_is_safe_to_retry() {
+    let world = paused_world();
+    world.tool("get_weather").script([Step::HangAfterSend]);
+    let envelope = world.execute(budget(call("get_weather", r#"{"location":"Oslo","units":null}"#), 2_000)).await;
+    assert_code(&envelope, "dependency_unavailable");
+    let error = envelope.error.as_ref().expect("error");
+    assert!(error.retryable, "a read has no side effect to be unsure about");
+    assert_eq!(error.details["reason"], "no_answer");
+}
+
+#[tokio::test]
+async fn a_read_whose_connection_was_lost_is_safe_to_retry() {
+    let world = World::new();
+    world.tool("get_order").script([Step::fail(Failure::Lost)]);
+    let envelope = world.execute(call("get_order", r#"{"order_id":"ord_123"}"#)).await;
+    assert_code(&envelope, "dependency_unavailable");
+    assert_eq!(details(&envelope)["reason"], "no_answer");
+    assert!(world.execute(call("get_order", r#"{"order_id":"ord_123"}"#)).await.ok);
 }
 
 #[tokio::test(start_paused = true)]
@@ -125,6 +161,8 @@ async fn a_failing_resource_lookup_is_a_dependency_failure_not_a_refusal() {
     assert_eq!(details(&envelope)["reason"], "resource_lookup_failed");
     assert!(!envelope.to_json().to_string().contains("db-primary"), "{:#}", envelope.to_json());
     assert_eq!(world.tool_calls(), 0);
+    let audit = &world.audit_records()[0];
+    assert_eq!(audit.authorization, callproof_executor::audit::Decision::NotEvaluated, "an outage is not a denial");
 }
 
 /// Answers from the seeded records after a delay; `None` never answers.

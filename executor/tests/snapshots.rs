@@ -105,7 +105,11 @@ async fn produce(code: ErrorCode) -> (Envelope, &'static str) {
             (world.execute(fixed(refund("ord_123", 100))).await, "a downstream answering 429 with Retry-After")
         }
         ErrorCode::TimeoutNotStarted => {
-            (world.execute(fixed(refund("ord_123", 100).budget(Duration::ZERO))).await, "a zero budget")
+            world.tool("refund_order").script([Step::HangBeforeSend]);
+            (
+                world.execute(fixed(refund("ord_123", 100).budget(Duration::from_secs(3)))).await,
+                "a tool still connecting when the deadline passed",
+            )
         }
         ErrorCode::TimeoutUnknown => {
             world.tool("refund_order").script([Step::HangAfterSend]);

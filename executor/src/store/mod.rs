@@ -4,9 +4,17 @@
 //! `(state, epoch)`, both atomic in the backend itself; every state change goes through [`Store::advance`],
 //! which refuses arrows the state machine does not have before the backend is touched.
 
+mod durable;
 mod memory;
+mod postgres;
+mod redis;
+mod sqlite;
 
+pub use durable::{DEFAULT_PURGE_EVERY, DEFAULT_RETENTION, OpenError, SCHEMA_VERSION};
 pub use memory::MemoryStore;
+pub use postgres::{PostgresOptions, PostgresStore};
+pub use redis::{RedisOptions, RedisStore};
+pub use sqlite::{SqliteOptions, SqliteStore, Synchronous};
 
 use crate::idempotency::{IllegalTransition, NewRecord, Record, Update, Version, check_transition};
 use async_trait::async_trait;

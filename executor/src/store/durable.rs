@@ -1,0 +1,87 @@
+//! What the durable stores share: the schema version, retention, opening errors and integer encoding.
+//!
+//! Rule enforced here: a store never runs against a schema newer than the one it was built for, and
+//! retention only ever names states that [`State::may_expire`] allows to be forgotten.
+
+use crate::idempotency::State;
+use std::time::Duration;
+
+/// The schema version this build writes and reads. Bumped by a migration; a store refuses a newer one.
+pub const SCHEMA_VERSION: i64 = 1;
+
+/// How long a settled record is kept after its last transition, unless configured otherwise: 7 days.
+///
+/// A retry of the same business request after this window executes again, so the window must outlast any
+/// client's retries. IN_PROGRESS and UNKNOWN records are kept however old they are.
+pub const DEFAULT_RETENTION: Duration = Duration::from_secs(7 * 24 * 3600);
+
+/// How often a store that purges by itself deletes records older than its retention window: hourly.
+pub const DEFAULT_PURGE_EVERY: Duration = Duration::from_secs(3600);
+
+/// Why a durable store could not be opened.
+#[derive(Debug, thiserror::Error)]
+pub enum OpenError {
+    /// The database was written by a newer build; running against it could corrupt it.
+    #[error(
+        "the idempotency store's schema is version {found}, newer than the version {supported} this build \
+         understands; upgrade callproof or point it at another database"
+    )]
+    NewerSchema {
+        /// The version found in the database.
+        found: i64,
+        /// [`SCHEMA_VERSION`].
+        supported: i64,
+    },
+    /// The configuration cannot work (for example an invalid schema name or key prefix).
+    #[error("invalid idempotency store configuration: {0}")]
+    Config(String),
+    /// The backend could not be reached or failed while opening. For operators' logs only.
+    #[error("the idempotency store could not be opened: {0}")]
+    Backend(String),
+}
+
+/// The states retention may delete, in their stored form.
+pub(crate) fn expiring_states() -> impl Iterator<Item = &'static str> {
+    State::ALL.into_iter().filter(|state| state.may_expire()).map(State::as_str)
+}
+
+/// `'SUCCEEDED', 'FAILED_RETRYABLE', 'FAILED_FINAL'`, for an SQL `IN (...)` list. The stored forms are
+/// constants without quotes, so splicing them is safe.
+pub(crate) fn expiring_states_sql() -> String {
+    expiring_states().map(|state| format!("'{state}'")).collect::<Vec<_>>().join(", ")
+}
+
+/// `u64` as a signed 64-bit SQL integer, bit for bit: [`from_sql`] restores it exactly. Values above
+/// `i64::MAX` (a lease "forever") come out negative in SQL, so SQL only ever compares timestamps that are
+/// real clock readings (`updated_ms`), and equality on the epoch.
+pub(crate) const fn to_sql(value: u64) -> i64 {
+    value as i64
+}
+
+/// The inverse of [`to_sql`].
+pub(crate) const fn from_sql(value: i64) -> u64 {
+    value as u64
+}
+
+/// A cutoff for an ordered comparison in SQL: clamped rather than wrapped.
+pub(crate) fn cutoff_sql(value: u64) -> i64 {
+    i64::try_from(value).unwrap_or(i64::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integers_round_trip_through_sql_bit_for_bit() {
+        for value in [0, 1, i64::MAX as u64, i64::MAX as u64 + 1, u64::MAX] {
+            assert_eq!(from_sql(to_sql(value)), value);
+        }
+        assert_eq!(cutoff_sql(u64::MAX), i64::MAX);
+    }
+
+    #[test]
+    fn retention_names_only_settled_states() {
+        assert_eq!(expiring_states_sql(), "'SUCCEEDED', 'FAILED_RETRYABLE', 'FAILED_FINAL'");
+    }
+}

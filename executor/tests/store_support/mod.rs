@@ -1,0 +1,392 @@
+//! One fixture for every store backend: open a fresh, isolated store, reopen it, share it with another
+//! process, and clean up after the test.
+//!
+//! PostgreSQL and Redis come from the machine's services (`CALLPROOF_POSTGRES_URL`, default
+//! `postgres://postgres@127.0.0.1:5432/test`; `CALLPROOF_REDIS_URL`, default `redis://127.0.0.1:6379/`). Each
+//! fixture gets a fresh PostgreSQL schema or Redis key prefix, removed when the fixture drops. When a service
+//! cannot be reached, the test prints a SKIPPED line and passes, unless `CALLPROOF_REQUIRE_SERVICES=1`.
+#![allow(dead_code)]
+
+use callproof_executor::idempotency::{NewRecord, Record, State, Update};
+use callproof_executor::store::{
+    Claim, MemoryStore, OpenError, PostgresOptions, PostgresStore, RedisOptions, RedisStore, SqliteOptions,
+    SqliteStore, Store,
+};
+use serde_json::json;
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// The variable naming the PostgreSQL database.
+pub(crate) const POSTGRES_URL_VAR: &str = "CALLPROOF_POSTGRES_URL";
+/// The variable naming the Redis server.
+pub(crate) const REDIS_URL_VAR: &str = "CALLPROOF_REDIS_URL";
+/// Set to 1 to fail instead of skipping when a service is unreachable.
+pub(crate) const REQUIRE_VAR: &str = "CALLPROOF_REQUIRE_SERVICES";
+
+/// The PostgreSQL URL in use.
+pub(crate) fn postgres_url() -> String {
+    std::env::var(POSTGRES_URL_VAR).unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".to_owned())
+}
+
+/// The Redis URL in use.
+pub(crate) fn redis_url() -> String {
+    std::env::var(REDIS_URL_VAR).unwrap_or_else(|_| "redis://127.0.0.1:6379/".to_owned())
+}
+
+fn services_required() -> bool {
+    std::env::var(REQUIRE_VAR).is_ok_and(|value| value == "1")
+}
+
+/// A store implementation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Backend {
+    /// [`MemoryStore`].
+    Memory,
+    /// [`SqliteStore`] in a temporary file.
+    Sqlite,
+    /// [`PostgresStore`] in a fresh schema.
+    Postgres,
+    /// [`RedisStore`] under a fresh prefix.
+    Redis,
+}
+
+/// Where a store's records live, enough to open it again (here or in another process).
+#[derive(Debug, Clone)]
+pub(crate) enum Target {
+    /// In this process only.
+    Memory,
+    /// A database file.
+    Sqlite(PathBuf),
+    /// A schema of a database.
+    Postgres { url: String, schema: String },
+    /// A key prefix on a server.
+    Redis { url: String, prefix: String },
+}
+
+impl Target {
+    /// One line, for a child process's environment.
+    pub(crate) fn encode(&self) -> String {
+        match self {
+            Target::Memory => "memory".to_owned(),
+            Target::Sqlite(path) => format!("sqlite\t{}", path.display()),
+            Target::Postgres { url, schema } => format!("postgres\t{url}\t{schema}"),
+            Target::Redis { url, prefix } => format!("redis\t{url}\t{prefix}"),
+        }
+    }
+
+    /// The inverse of [`Target::encode`].
+    pub(crate) fn decode(line: &str) -> Target {
+        let parts: Vec<&str> = line.split('\t').collect();
+        match parts.as_slice() {
+            ["memory"] => Target::Memory,
+            ["sqlite", path] => Target::Sqlite(PathBuf::from(path)),
+            ["postgres", url, schema] => Target::Postgres { url: (*url).to_owned(), schema: (*schema).to_owned() },
+            ["redis", url, prefix] => Target::Redis { url: (*url).to_owned(), prefix: (*prefix).to_owned() },
+            _ => panic!("not a store target: {line:?}"),
+        }
+    }
+
+    /// Opens a store on this target, with the test options (no automatic purge unless `auto_purge`).
+    pub(crate) async fn open(&self, auto_purge: bool) -> Result<Opened, OpenError> {
+        let purge_every = auto_purge.then_some(Duration::from_secs(3600));
+        Ok(match self {
+            Target::Memory => Opened::Memory(Arc::new(MemoryStore::new())),
+            Target::Sqlite(path) => {
+                let options = SqliteOptions { purge_every, ..SqliteOptions::default() };
+                Opened::Sqlite(Arc::new(SqliteStore::open(path, options).await?))
+            }
+            Target::Postgres { url, schema } => {
+                let options = PostgresOptions {
+                    schema: schema.clone(),
+                    connections: 2,
+                    purge_every,
+                    timeout: Duration::from_secs(5),
+                    ..PostgresOptions::default()
+                };
+                Opened::Postgres(Arc::new(PostgresStore::connect(url, options).await?))
+            }
+            Target::Redis { url, prefix } => {
+                let options =
+                    RedisOptions { prefix: prefix.clone(), timeout: Duration::from_secs(5), ..RedisOptions::default() };
+                Opened::Redis(Arc::new(RedisStore::connect(url, options).await?))
+            }
+        })
+    }
+}
+
+/// An open store, with its concrete type kept for backend-specific checks.
+#[derive(Clone)]
+pub(crate) enum Opened {
+    /// In memory.
+    Memory(Arc<MemoryStore>),
+    /// SQLite.
+    Sqlite(Arc<SqliteStore>),
+    /// PostgreSQL.
+    Postgres(Arc<PostgresStore>),
+    /// Redis.
+    Redis(Arc<RedisStore>),
+}
+
+impl Opened {
+    /// The store behind the port.
+    pub(crate) fn store(&self) -> Arc<dyn Store> {
+        match self {
+            Opened::Memory(store) => Arc::clone(store) as _,
+            Opened::Sqlite(store) => Arc::clone(store) as _,
+            Opened::Postgres(store) => Arc::clone(store) as _,
+            Opened::Redis(store) => Arc::clone(store) as _,
+        }
+    }
+
+    /// Closes the store: SQLite finishes its requests and closes the file; the others drop their clients.
+    pub(crate) async fn close(self) {
+        if let Opened::Sqlite(store) = self {
+            let store = Arc::try_unwrap(store).expect("the test dropped every other handle of the store");
+            store.close().await;
+        }
+    }
+}
+
+/// A fresh, isolated store of one backend, removed on drop.
+pub(crate) struct Env {
+    /// The backend.
+    pub(crate) backend: Backend,
+    /// Where its records live.
+    pub(crate) target: Target,
+    opened: Option<Opened>,
+    _dir: Option<TempDir>,
+}
+
+static SERIAL: AtomicU64 = AtomicU64::new(0);
+
+/// A name no other fixture of any process on this machine uses.
+pub(crate) fn unique_name(prefix: &str) -> String {
+    let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |since| since.as_nanos());
+    format!("{prefix}_{}_{}_{}", std::process::id(), SERIAL.fetch_add(1, Ordering::Relaxed), nanos % 1_000_000_000)
+}
+
+impl Env {
+    /// A fresh store, or `None` (after a SKIPPED line) when its service cannot be reached.
+    ///
+    /// # Panics
+    /// When the service cannot be reached and `CALLPROOF_REQUIRE_SERVICES=1`.
+    pub(crate) async fn open(backend: Backend) -> Option<Env> {
+        let (target, dir) = match backend {
+            Backend::Memory => (Target::Memory, None),
+            Backend::Sqlite => {
+                let dir = TempDir::new();
+                (Target::Sqlite(dir.path.join("idempotency.sqlite3")), Some(dir))
+            }
+            Backend::Postgres => (Target::Postgres { url: postgres_url(), schema: unique_name("cp_test") }, None),
+            Backend::Redis => {
+                (Target::Redis { url: redis_url(), prefix: format!("{}:", unique_name("cp_test")) }, None)
+            }
+        };
+        match target.open(false).await {
+            Ok(opened) => Some(Env { backend, target, opened: Some(opened), _dir: dir }),
+            Err(OpenError::Backend(error)) if matches!(backend, Backend::Postgres | Backend::Redis) => {
+                let (service, url) = match backend {
+                    Backend::Postgres => ("PostgreSQL", postgres_url()),
+                    _ => ("Redis", redis_url()),
+                };
+                let url = without_password(&url);
+                assert!(!services_required(), "{service} not reachable at {url} ({error}) and {REQUIRE_VAR}=1");
+                let line = format!(
+                    "SKIPPED: {service} not reachable at {url} ({error}) (set {REQUIRE_VAR}=1 to fail instead)"
+                );
+                // Straight to the terminal: the test harness captures `eprintln!` of passing tests.
+                let _ = writeln!(std::io::stderr(), "{line}");
+                None
+            }
+            Err(error) => panic!("cannot open the {backend:?} store: {error}"),
+        }
+    }
+
+    /// The store.
+    pub(crate) fn store(&self) -> Arc<dyn Store> {
+        self.opened().store()
+    }
+
+    /// The store with its concrete type.
+    pub(crate) fn opened(&self) -> &Opened {
+        self.opened.as_ref().expect("the store is open")
+    }
+
+    /// Whether a second instance (another client, or another process) sees the same records.
+    pub(crate) fn is_shared(&self) -> bool {
+        self.backend != Backend::Memory
+    }
+
+    /// Closes the store and opens the same records again through a new instance.
+    pub(crate) async fn reopen(&mut self, auto_purge: bool) {
+        if let Some(opened) = self.opened.take() {
+            opened.close().await;
+        }
+        self.opened = Some(self.target.open(auto_purge).await.expect("the store opens again"));
+    }
+
+    /// Another instance on the same records (a new client or connection), beside the current one.
+    pub(crate) async fn another(&self) -> Opened {
+        self.target.open(false).await.expect("a second instance opens")
+    }
+}
+
+impl Drop for Env {
+    fn drop(&mut self) {
+        drop(self.opened.take());
+        let target = self.target.clone();
+        if !matches!(target, Target::Postgres { .. } | Target::Redis { .. }) {
+            return;
+        }
+        // Drop runs inside the test's runtime, which cannot block on async work: clean up on a thread of its own.
+        let cleanup = std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime");
+            runtime.block_on(remove(&target));
+        });
+        let _ = cleanup.join();
+    }
+}
+
+/// Removes everything a target holds.
+async fn remove(target: &Target) {
+    match target {
+        Target::Postgres { url, schema } => {
+            let client = postgres_client(url).await;
+            client.batch_execute(&format!("DROP SCHEMA IF EXISTS \"{schema}\" CASCADE")).await.expect("drop schema");
+        }
+        Target::Redis { url, prefix } => {
+            let mut connection = redis_connection(url).await;
+            let keys: Vec<String> =
+                redis::cmd("KEYS").arg(format!("{prefix}*")).query_async(&mut connection).await.expect("keys");
+            if !keys.is_empty() {
+                let _: () = redis::cmd("DEL").arg(keys).query_async(&mut connection).await.expect("del");
+            }
+        }
+        Target::Memory | Target::Sqlite(_) => {}
+    }
+}
+
+/// A plain PostgreSQL client, for checks behind the store's back.
+pub(crate) async fn postgres_client(url: &str) -> tokio_postgres::Client {
+    let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls).await.expect("postgres connects");
+    tokio::spawn(connection);
+    client
+}
+
+/// A plain Redis connection, for checks behind the store's back.
+pub(crate) async fn redis_connection(url: &str) -> redis::aio::MultiplexedConnection {
+    let client = redis::Client::open(url).expect("a redis url");
+    client.get_multiplexed_async_connection().await.expect("redis connects")
+}
+
+/// Writes a schema version into a target behind the store's back (to test that a newer one is refused).
+pub(crate) async fn set_schema_version(target: &Target, version: i64) {
+    match target {
+        Target::Sqlite(path) => {
+            let connection = rusqlite::Connection::open(path).expect("sqlite opens");
+            connection.execute("UPDATE schema_version SET version = ?1", [version]).expect("update version");
+        }
+        Target::Postgres { url, schema } => {
+            let client = postgres_client(url).await;
+            let sql = format!("UPDATE \"{schema}\".schema_version SET version = $1");
+            client.execute(&sql, &[&version]).await.expect("update version");
+        }
+        Target::Redis { url, prefix } => {
+            let mut connection = redis_connection(url).await;
+            let _: () = redis::cmd("SET")
+                .arg(format!("{prefix}schema_version"))
+                .arg(version)
+                .query_async(&mut connection)
+                .await
+                .expect("set version");
+        }
+        Target::Memory => panic!("a memory store has no schema"),
+    }
+}
+
+fn without_password(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(scheme), Some(at)) if at > scheme => {
+            let userinfo = &url[scheme + 3..at];
+            let user = userinfo.split(':').next().unwrap_or_default();
+            format!("{}{user}{}", &url[..scheme + 3], &url[at..])
+        }
+        _ => url.to_owned(),
+    }
+}
+
+/// A temporary directory, removed on drop.
+pub(crate) struct TempDir {
+    /// Its path.
+    pub(crate) path: PathBuf,
+}
+
+impl TempDir {
+    /// A new empty directory.
+    pub(crate) fn new() -> TempDir {
+        let path = std::env::temp_dir().join(unique_name("callproof_store"));
+        std::fs::create_dir_all(&path).expect("create a temporary directory");
+        TempDir { path }
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.path);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Records.
+
+/// The wall-clock time the suite pretends it is; records are far older than any real retention cutoff.
+pub(crate) const NOW: u64 = 1_000_000;
+
+/// A claim of `key` at `now_ms`, with a 10 s lease and an 8 s deadline.
+pub(crate) fn new_record(key: &str, fingerprint: &str, now_ms: u64) -> NewRecord {
+    NewRecord {
+        key: key.to_owned(),
+        fingerprint: fingerprint.to_owned(),
+        lease_expires_ms: now_ms + 10_000,
+        deadline_ms: now_ms + 8_000,
+        now_ms,
+    }
+}
+
+/// Claims `key` and returns the record, which must be new.
+pub(crate) async fn claimed(store: &dyn Store, key: &str, now_ms: u64) -> Record {
+    let claim = store.claim(&new_record(key, "fp", now_ms)).await.expect("claim");
+    assert_eq!(claim, Claim::Acquired, "{key} was absent");
+    store.load(key).await.expect("load").expect("the claimed record")
+}
+
+/// A stored answer that names its state.
+pub(crate) fn outcome_for(state: State) -> Option<serde_json::Value> {
+    match state {
+        State::InProgress | State::Unknown => None,
+        settled => Some(json!({"ok": settled == State::Succeeded, "state": settled.as_str(), "note": "é ✓ \"q\""})),
+    }
+}
+
+/// A record of `key` in `state`, reached along legal arrows from a claim at `now_ms`; updated at `now_ms`.
+pub(crate) async fn record_in(store: &dyn Store, key: &str, state: State, now_ms: u64) -> Record {
+    let record = claimed(store, key, now_ms).await;
+    if state == State::InProgress {
+        return record;
+    }
+    let update = Update::settle(&record, state, outcome_for(state), now_ms);
+    assert!(store.advance(key, record.version(), update).await.expect("advance"), "settle {key}");
+    let settled = store.load(key).await.expect("load").expect("the settled record");
+    assert_eq!(settled.state, state);
+    settled
+}
+
+/// The record `update` makes of `record`.
+pub(crate) fn applied(record: &Record, update: Update) -> Record {
+    let mut expected = record.clone();
+    update.apply_to(&mut expected);
+    expected
+}

@@ -19,23 +19,23 @@ use std::sync::Arc;
 /// The checks each mutant is meant to trip (by mutant name). Every mutant of [`mutants::ALL`] is listed.
 pub const MEANT_TO_TRIP: [(&str, &[&str]); 25] = [
     ("check-then-act", &["single-effect", "burst-single-execution"]),
-    ("key-from-call-id", &["same-key", "single-effect"]),
+    ("key-from-call-id", &["same-key", "single-effect", "replay-same-result"]),
     ("key-per-attempt", &["same-key", "single-effect"]),
     ("timeout-as-not-started", &["failure-means-not-applied", "unknown-outcome-not-retryable"]),
     ("lost-as-unavailable", &["single-effect", "ok-means-applied"]),
-    ("coercing-decoder", &["corpus-codes"]),
+    ("coercing-decoder", &["corpus-codes", "expectations"]),
     ("unknown-fields-ignored", &["corpus-codes"]),
     ("duplicate-keys-last-wins", &["corpus-codes"]),
     ("trusts-argument-identity", &["tenant-isolation"]),
     ("approval-ignores-arguments", &["approval-bound"]),
     ("output-unvalidated", &["output-invalid-withheld"]),
     ("leaky-errors", &["no-secret-leak"]),
-    ("lease-expiry-to-absent", &["single-effect"]),
+    ("lease-expiry-to-absent", &["single-effect", "reconcile-before-resend"]),
     ("unknown-reexecuted", &["reconcile-before-resend", "single-effect"]),
     ("key-hashes-arguments", &["conflict-on-changed-arguments"]),
     ("ownership-unchecked", &["tenant-isolation"]),
     ("scope-after-lookup", &["rejection-has-no-effect"]),
-    ("lying-retry-flags", &["code-table"]),
+    ("lying-retry-flags", &["code-table", "envelope-schema"]),
     ("drops-retry-after", &["rate-limit-retry-after"]),
     ("errors-without-details", &["corpus-details"]),
     ("deadline-ignored", &["answer-within-deadline"]),
@@ -184,5 +184,13 @@ mod tests {
             }
         }
         assert_eq!(MEANT_TO_TRIP.len(), mutants::ALL.len());
+    }
+
+    #[test]
+    fn every_check_is_meant_to_be_tripped_by_some_mutant() {
+        let meant: BTreeSet<&str> = MEANT_TO_TRIP.iter().flat_map(|(_, checks)| checks.iter().copied()).collect();
+        for check in crate::checks::all() {
+            assert!(meant.contains(check.id), "no known-bad executor is meant to trip `{}`", check.id);
+        }
     }
 }

@@ -173,7 +173,13 @@ impl Runner {
             };
 
             let tool_of_step = planned.first().map(|planned| planned.call.name.clone());
-            for fault in step.faults() {
+            let outage = step.faults().iter().any(|fault| fault.kind.on_subject());
+            if outage && let Err(error) = subject.store_outage(true).await {
+                subject.stop().await;
+                mock.stop().await;
+                return Err(error);
+            }
+            for fault in step.faults().iter().filter(|fault| !fault.kind.on_subject()) {
                 let endpoint =
                     fault.on.clone().unwrap_or_else(|| self.main_endpoint(tool_of_step.as_deref().unwrap_or("")));
                 world.arm(fault.clone(), endpoint, step_index);
@@ -189,6 +195,9 @@ impl Runner {
                 calls.push(record);
             }
             world.disarm_all();
+            if outage {
+                let _ = subject.store_outage(false).await;
+            }
             if killed && let Err(error) = subject.restart().await {
                 subject.stop().await;
                 mock.stop().await;

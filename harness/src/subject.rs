@@ -6,12 +6,13 @@
 
 use async_trait::async_trait;
 use callproof_executor::app::{HttpDownstream, conformance_app};
-use callproof_executor::idempotency::Record;
+use callproof_executor::idempotency::{NewRecord, Record, Update, Version};
 use callproof_executor::mutants::{Mutant, Variant};
-use callproof_executor::store::{MemoryStore, Store};
+use callproof_executor::store::{Claim, MemoryStore, Store, StoreError};
 use callproof_executor::{AuthContext, Config, Executor, Request, ToolCall};
 use serde_json::Value;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 /// One call as the harness submits it.
@@ -55,6 +56,14 @@ pub trait Subject: Send + Sync {
     /// [`SubjectError`] when it cannot come back.
     async fn restart(&self) -> Result<(), SubjectError> {
         Ok(())
+    }
+
+    /// Makes the subject's idempotency store fail (`true`) or work again (`false`).
+    ///
+    /// # Errors
+    /// [`SubjectError`] when the subject offers no such control (out-of-process executors).
+    async fn store_outage(&self, _down: bool) -> Result<(), SubjectError> {
+        Err(SubjectError("this subject cannot make its store fail".to_owned()))
     }
 
     /// Stops the subject.
@@ -116,7 +125,9 @@ impl SubjectFactory for InProcess {
         let downstream = HttpDownstream::new(downstream_url).map_err(|error| SubjectError(error.to_string()))?;
         let downstream = (self.variant.downstream)(Arc::new(downstream));
         let (tools, resources) = conformance_app(downstream).map_err(|error| SubjectError(error.to_string()))?;
-        let store = (self.variant.store)(Arc::new(MemoryStore::new()));
+        let outage = Arc::new(AtomicBool::new(false));
+        let store: Arc<dyn Store> =
+            Arc::new(OutageStore { inner: (self.variant.store)(Arc::new(MemoryStore::new())), down: outage.clone() });
         let executor = Executor::builder(tools)
             .stages(self.variant.stages)
             .config(self.config.clone())
@@ -125,13 +136,14 @@ impl SubjectFactory for InProcess {
             .resources(resources)
             .build()
             .map_err(|error| SubjectError(error.to_string()))?;
-        Ok(Arc::new(InProcessSubject { executor, store }))
+        Ok(Arc::new(InProcessSubject { executor, store, outage }))
     }
 }
 
 struct InProcessSubject {
     executor: Executor,
     store: Arc<dyn Store>,
+    outage: Arc<AtomicBool>,
 }
 
 #[async_trait]
@@ -149,6 +161,11 @@ impl Subject for InProcessSubject {
         Ok(self.executor.execute(request).await.to_json())
     }
 
+    async fn store_outage(&self, down: bool) -> Result<(), SubjectError> {
+        self.outage.store(down, Ordering::Release);
+        Ok(())
+    }
+
     async fn records(&self, keys: &[String]) -> Option<Vec<Record>> {
         let mut records = Vec::new();
         for key in keys {
@@ -157,5 +174,40 @@ impl Subject for InProcessSubject {
             }
         }
         Some(records)
+    }
+}
+
+/// A store that fails while `down` is set (the `store_outage` fault).
+struct OutageStore {
+    inner: Arc<dyn Store>,
+    down: Arc<AtomicBool>,
+}
+
+impl OutageStore {
+    fn check(&self) -> Result<(), StoreError> {
+        if self.down.load(Ordering::Acquire) { Err(StoreError::Backend("injected outage".to_owned())) } else { Ok(()) }
+    }
+}
+
+#[async_trait]
+impl Store for OutageStore {
+    async fn claim(&self, new: &NewRecord) -> Result<Claim, StoreError> {
+        self.check()?;
+        self.inner.claim(new).await
+    }
+
+    async fn compare_and_set(&self, key: &str, expected: Version, update: Update) -> Result<bool, StoreError> {
+        self.check()?;
+        self.inner.compare_and_set(key, expected, update).await
+    }
+
+    async fn load(&self, key: &str) -> Result<Option<Record>, StoreError> {
+        self.check()?;
+        self.inner.load(key).await
+    }
+
+    async fn purge_expired(&self, updated_before_ms: u64) -> Result<u64, StoreError> {
+        self.check()?;
+        self.inner.purge_expired(updated_before_ms).await
     }
 }

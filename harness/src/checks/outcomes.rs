@@ -1,6 +1,7 @@
 //! Checks on unknown outcomes and keys: a timeout is not "not done", and a retry is the same operation.
 
 use super::{Check, Context, Level, Outcome, Violation};
+use crate::transcript::Answer;
 use callproof_executor::ErrorCode;
 use callproof_executor::error::Effect;
 
@@ -75,8 +76,12 @@ fn reconcile_before_resend(context: &Context<'_>) -> Outcome {
             continue;
         }
         let calls: Vec<_> = operation.calls.iter().map(|index| &context.transcript.calls[*index]).collect();
+        // A call left the outcome unknown if it says so and its request did reach the downstream (a call that
+        // sent nothing has nothing to reconcile, whatever it answered).
         let Some(unknown_at) = calls.iter().position(|call| {
-            call.code().and_then(ErrorCode::from_wire).is_some_and(|code| code.info().effect == Effect::Unknown)
+            let unknown = call.answer == Answer::Killed
+                || call.code().and_then(ErrorCode::from_wire).is_some_and(|code| code.info().effect == Effect::Unknown);
+            unknown && context.transcript.exchanges_of_call(call.index).any(|exchange| exchange.record.side_effect)
         }) else {
             continue;
         };

@@ -178,7 +178,17 @@ impl Scenario {
     /// # Errors
     /// toml's report, naming line, column and field.
     pub fn parse(text: &str) -> Result<Scenario, String> {
-        toml::from_str(text).map_err(|error| error.to_string().trim_end().to_owned())
+        toml::from_str(text).map_err(|error| {
+            let message = error.message();
+            let located = message.find(step::AT.0).and_then(|start| {
+                let rest = &message[start + step::AT.0.len()..];
+                let (offset, rest) = rest.split_once(step::AT.1)?;
+                let offset: usize = offset.parse().ok()?;
+                let line = text.get(..offset)?.matches('\n').count() + 1;
+                Some(format!("line {line} (the [[step]] starting there): {rest}"))
+            });
+            located.unwrap_or_else(|| error.to_string().trim_end().to_owned())
+        })
     }
 
     /// Checks references between steps, auth names, codes and ledger names. Returns (step number, message).
@@ -264,7 +274,7 @@ arguments = '{"location":"Paris","units":null}'
         let text = MINIMAL.replace("auth = \"alice\"\n", "auth = \"alice\"\nbudget = 5\n");
         let error = Scenario::parse(&text).expect_err("unknown field");
         assert!(error.contains("budget"), "{error}");
-        assert!(error.contains("line 7") || error.contains("line 8") || error.contains("line 9"), "{error}");
+        assert!(error.starts_with("line 6 "), "{error}");
     }
 
     #[test]

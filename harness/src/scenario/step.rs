@@ -8,6 +8,9 @@ use callproof_executor::ErrorCode;
 use serde::Deserialize;
 use serde_json::Value;
 
+/// Brackets the byte offset of a step inside an error message (see `Scenario::parse`).
+pub(crate) const AT: (&str, &str) = ("\u{1}step@", "\u{1}");
+
 /// A call the model makes.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -184,16 +187,21 @@ impl Step {
 impl<'de> Deserialize<'de> for Step {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Step, D::Error> {
         use serde::de::Error;
-        let mut table = toml::Table::deserialize(deserializer)?;
+        // toml reports errors inside an array of tables at the array's first header; keep this step's own
+        // offset in the message so `Scenario::parse` can name the right line.
+        let spanned = toml::Spanned::<toml::Table>::deserialize(deserializer)?;
+        let at = spanned.span().start;
+        let mut table = spanned.into_inner();
+        let located = |message: String| D::Error::custom(format!("{}{at}{}{message}", AT.0, AT.1));
         let action = match table.remove("action") {
             Some(toml::Value::String(action)) => action,
             _ => {
-                return Err(D::Error::custom(
-                    "a step needs `action` = submit | retry | duplicate | burst | changed | wait | corpus",
+                return Err(located(
+                    "a step needs `action` = submit | retry | duplicate | burst | changed | wait | corpus".to_owned(),
                 ));
             }
         };
-        let shape = |error: toml::de::Error| D::Error::custom(format!("{action} step: {}", error.message()));
+        let shape = |error: toml::de::Error| located(format!("{action} step: {}", error.message()));
         let count = if action == "burst" { table.remove("count") } else { None };
         let rest = toml::Value::Table(table);
         Ok(match action.as_str() {
@@ -211,7 +219,7 @@ impl<'de> Deserialize<'de> for Step {
             "burst" => {
                 let count = match count {
                     Some(toml::Value::Integer(count)) if (2..=1000).contains(&count) => count as u32,
-                    _ => return Err(D::Error::custom("a burst needs `count` between 2 and 1000")),
+                    _ => return Err(located("a burst needs `count` between 2 and 1000".to_owned())),
                 };
                 Step::Burst { call: CallSpec::deserialize(rest).map_err(shape)?, count }
             }
@@ -226,7 +234,7 @@ impl<'de> Deserialize<'de> for Step {
             }
             "corpus" => Step::Corpus(CorpusSpec::deserialize(rest).map_err(shape)?),
             other => {
-                return Err(D::Error::custom(format!(
+                return Err(located(format!(
                     "unknown action `{other}` (submit, retry, duplicate, burst, changed, wait, corpus)"
                 )));
             }
@@ -316,11 +324,11 @@ mod tests {
     }
 
     #[test]
-    fn a_step_error_names_the_field_and_the_steps_line() {
+    fn a_step_error_keeps_the_steps_own_offset() {
         let text = "[[step]]\naction = \"wait\"\nms = 5\n\n[[step]]\naction = \"retry\"\nof = \"a\"\nbudget = 9\n";
-        let error = toml::from_str::<Steps>(text).err().expect("error").to_string();
+        let error = toml::from_str::<Steps>(text).err().expect("error").message().to_owned();
         assert!(error.contains("budget"), "{error}");
-        assert!(error.contains("line 5") || error.contains("line 6"), "{error}");
+        assert!(error.contains(&format!("{}33{}", AT.0, AT.1)), "{error:?}");
     }
 
     #[test]

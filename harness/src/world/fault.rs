@@ -62,6 +62,8 @@ pub enum FaultKind {
     /// Kill the subject when its side-effecting request arrives, before the downstream commits anything: the
     /// executor has claimed the key and sent, nothing was applied.
     KillAfterClaim,
+    /// Not a downstream fault: the subject's idempotency store fails for the whole step (in-process subjects).
+    StoreOutage,
     /// Hold matching requests until `count` are in flight (or `timeout_ms` passes), then release them together.
     HoldUntil {
         /// Requests to gather.
@@ -81,6 +83,11 @@ fn default_hold_ms() -> u64 {
 }
 
 impl FaultKind {
+    /// Whether the fault acts on the subject itself rather than on a downstream request.
+    pub fn on_subject(&self) -> bool {
+        matches!(self, FaultKind::StoreOutage)
+    }
+
     /// Whether the fault kills the subject.
     pub fn kills(&self) -> bool {
         matches!(self, FaultKind::KillAfterCommit | FaultKind::KillAfterClaim)
@@ -99,6 +106,7 @@ impl FaultKind {
             FaultKind::LeakBait => "leak_bait",
             FaultKind::KillAfterCommit => "kill_after_commit",
             FaultKind::KillAfterClaim => "kill_after_claim",
+            FaultKind::StoreOutage => "store_outage",
             FaultKind::HoldUntil { .. } => "hold_until",
         }
     }

@@ -15,6 +15,7 @@
 //! | [`checks`] | the invariants, each with a stable id, a level and a seed reference |
 //! | [`suite`] | discovers scenarios, runs them, tallies the checks |
 //! | [`report`] | human-readable output |
+//! | [`timeline`] | one run as a stable text timeline (snapshots, `repro`) |
 //! | [`mutation`] | runs the suite against every known-bad executor: which check catches which bug |
 
 pub mod checks;
@@ -26,6 +27,7 @@ pub mod runner;
 pub mod scenario;
 pub mod subject;
 pub mod suite;
+pub mod timeline;
 pub mod transcript;
 pub mod world;
 

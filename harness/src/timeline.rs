@@ -1,0 +1,177 @@
+//! The timeline of one scenario run, in a stable text form: model call → executor → downstream → envelope.
+//!
+//! Rule enforced here: the text is a pure function of the transcript with everything that varies between
+//! runs taken out: request ids are dropped, idempotency keys become `#1`, `#2` in order of first appearance,
+//! the wait a busy operation suggests is dropped, and within a burst the calls and requests are sorted. Two
+//! runs of one scenario against one executor give the same text, so it can be snapshotted.
+
+use crate::transcript::{Answer, CallRecord, Exchange, Transcript};
+use crate::world::Handling;
+use callproof_executor::Arguments;
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+/// Stable labels for idempotency keys, by first appearance.
+#[derive(Default)]
+pub struct Keys {
+    labels: BTreeMap<String, usize>,
+}
+
+impl Keys {
+    /// `#n` for `key`.
+    pub fn label(&mut self, key: &str) -> String {
+        let next = self.labels.len() + 1;
+        format!("#{}", self.labels.entry(key.to_owned()).or_insert(next))
+    }
+}
+
+/// The envelope with run-dependent values replaced.
+pub fn stable_envelope(envelope: &Value, keys: &mut Keys) -> Value {
+    let mut envelope = envelope.clone();
+    if let Some(meta) = envelope.get_mut("meta").and_then(Value::as_object_mut) {
+        meta.remove("request_id");
+        if let Some(key) = meta.get("idempotency_key").and_then(Value::as_str).map(str::to_owned) {
+            meta.insert("idempotency_key".to_owned(), Value::String(keys.label(&key)));
+        }
+    }
+    if envelope["error"]["code"] == "operation_in_progress"
+        && let Some(details) = envelope["error"]["details"].as_object_mut()
+    {
+        details.remove("retry_after_ms");
+    }
+    envelope
+}
+
+fn arguments_text(arguments: &Arguments) -> String {
+    let text = match arguments {
+        Arguments::Raw(text) => text.clone(),
+        Arguments::Value(value) => value.to_string(),
+    };
+    if text.chars().count() > 120 {
+        format!("{}… ({} bytes)", text.chars().take(100).collect::<String>(), text.len())
+    } else {
+        text
+    }
+}
+
+fn answer_text(call: &CallRecord, keys: &mut Keys) -> String {
+    match &call.answer {
+        Answer::Envelope(envelope) => stable_envelope(envelope, keys).to_string(),
+        Answer::Broken(why) => format!("(subject broke: {why})"),
+        Answer::NoAnswer => "(no answer)".to_owned(),
+        Answer::Killed => "(killed in flight)".to_owned(),
+    }
+}
+
+fn exchange_text(exchange: &Exchange, transcript: &Transcript, keys: &mut Keys) -> String {
+    let record = &exchange.record;
+    let mut path = record.path.clone();
+    if let Some((_, key)) = path.split_once("idempotency_key=") {
+        let key = key.split('&').next().unwrap_or_default().to_owned();
+        path = path.replace(&key, &keys.label(&key));
+    }
+    let mut line = format!("{} {path}", record.method);
+    if let Some(key) = &record.idempotency_key {
+        let _ = write!(line, " key={}", keys.label(key));
+    }
+    let _ = write!(line, " → {}", record.status.map_or("dropped".to_owned(), |status| status.to_string()));
+    if let Some((_, fault)) = &record.fault {
+        let _ = write!(line, " [{fault}]");
+    }
+    match &record.handling {
+        Handling::Committed(index) => {
+            let effect = &transcript.ledger[*index];
+            let _ = write!(line, " committed {} {}", effect.kind.name(), effect.effect_id);
+        }
+        Handling::Deduplicated => line.push_str(" deduplicated"),
+        Handling::AbandonedAtDeadline => line.push_str(" abandoned at the deadline"),
+        Handling::NoEffect => {}
+    }
+    line
+}
+
+/// A burst member that did not execute: it waited (operation_in_progress) or replayed the result.
+fn is_duplicate_answer(call: &CallRecord) -> bool {
+    call.envelope().is_some_and(|envelope| {
+        envelope["error"]["code"] == "operation_in_progress"
+            || (envelope["ok"] == true && envelope["meta"]["replayed"] == true)
+    })
+}
+
+/// The whole timeline as text.
+pub fn text(transcript: &Transcript) -> String {
+    let mut keys = Keys::default();
+    let mut out = String::new();
+    let mut steps: BTreeMap<usize, Vec<&CallRecord>> = BTreeMap::new();
+    for call in &transcript.calls {
+        steps.entry(call.step).or_default().push(call);
+    }
+    for (step, calls) in steps {
+        let first = calls[0];
+        let _ = writeln!(
+            out,
+            "step {} {} {} as {} ({}, attempt {}{}){}",
+            step + 1,
+            first.action,
+            first.tool,
+            first.auth,
+            first.call_id,
+            first.attempt,
+            first.business_request_id.as_deref().map(|id| format!(", business request {id}")).unwrap_or_default(),
+            if calls.len() > 1 { format!(" ×{}", calls.len()) } else { String::new() },
+        );
+        if calls.len() == 1 || first.action == "burst" {
+            let _ = writeln!(out, "  arguments {}", arguments_text(&first.arguments));
+        }
+        let mut exchanges: Vec<&Exchange> = transcript
+            .exchanges
+            .iter()
+            .filter(|exchange| exchange.call.is_some_and(|call| calls.iter().any(|mine| mine.index == call)))
+            .collect();
+        let mut answers: Vec<(String, String)> = calls
+            .iter()
+            .map(|call| (call.corpus_case.clone().unwrap_or_default(), answer_text(call, &mut keys)))
+            .collect();
+        if first.action == "burst" {
+            exchanges.sort_by(|a, b| (&a.record.method, &a.record.path).cmp(&(&b.record.method, &b.record.path)));
+            // Which duplicate waits and which replays depends on scheduling; only the executions are stable.
+            let duplicates = calls.iter().filter(|call| is_duplicate_answer(call)).count();
+            answers = calls
+                .iter()
+                .filter(|call| !is_duplicate_answer(call))
+                .map(|call| (String::new(), answer_text(call, &mut keys)))
+                .collect();
+            answers.sort();
+            if duplicates > 0 {
+                answers.push((
+                    String::new(),
+                    format!("{duplicates} duplicates: operation_in_progress or the replayed result"),
+                ));
+            }
+        }
+        for exchange in exchanges {
+            let _ = writeln!(out, "  ↳ {}", exchange_text(exchange, transcript, &mut keys));
+        }
+        for (case, answer) in answers {
+            let label = if case.is_empty() { String::new() } else { format!("{case}: ") };
+            let _ = writeln!(out, "  ⇐ {label}{answer}");
+        }
+    }
+    let stray: Vec<&Exchange> = transcript.exchanges.iter().filter(|exchange| exchange.call.is_none()).collect();
+    if !stray.is_empty() {
+        let _ = writeln!(out, "requests no call accounts for");
+        for exchange in stray {
+            let _ = writeln!(out, "  ↳ {}", exchange_text(exchange, transcript, &mut keys));
+        }
+    }
+    let mut counts: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+    for effect in &transcript.ledger {
+        counts.entry(effect.kind.name()).or_default().push(effect.effect_id.clone());
+    }
+    let ledger: Vec<String> =
+        counts.iter().map(|(kind, ids)| format!("{kind} {} ({})", ids.len(), ids.join(", "))).collect();
+    let _ =
+        writeln!(out, "ledger: {}", if ledger.is_empty() { "nothing committed".to_owned() } else { ledger.join("; ") });
+    out
+}

@@ -10,6 +10,7 @@
 //! | [`corpus`] | the named malformed-input corpus |
 //! | [`world`] | the downstream services: fixtures, ledger, faults; transport-independent |
 //! | [`mock`] | the world served over loopback HTTP by wiremock |
+//! | [`sim`] | the world reached directly, without sockets (fast exploration under paused time) |
 //! | [`subject`] | the `Subject` port: the executor under test (the reference one in-process) |
 //! | [`runner`] | replays one scenario into a [`transcript::Transcript`] |
 //! | [`checks`] | the invariants, each with a stable id, a level and a seed reference |
@@ -25,6 +26,7 @@ pub mod mutation;
 pub mod report;
 pub mod runner;
 pub mod scenario;
+pub mod sim;
 pub mod subject;
 pub mod suite;
 pub mod timeline;

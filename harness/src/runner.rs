@@ -1,8 +1,10 @@
-//! Replaying one scenario: a fresh world on loopback, a fresh subject, the steps in order, the transcript.
+//! Replaying one scenario: a fresh world, a fresh subject, the steps in order, the transcript.
 //!
 //! Rule enforced here: the runner only drives and records; it never judges (that is the checks' job). Faults
 //! a step arms are disarmed when the step ends. After the last step the runner waits until every delayed
-//! answer and slow commit is over, so the ledger it hands to the checks is final.
+//! answer and slow commit is over, so the ledger it hands to the checks is final. The world is reached over
+//! loopback HTTP (wiremock) or, for fast exploration under paused time, directly in-process; the world, its
+//! faults and its ledger are the same either way.
 
 use crate::corpus::Corpus;
 use crate::mock::MockDownstream;
@@ -12,15 +14,27 @@ use crate::transcript::{Answer, CallRecord, Operation, Transcript};
 use crate::world::{Behaviour, World, endpoint_of};
 use callproof_executor::app::{CatalogEntry, catalog};
 use callproof_executor::canonical::{canonical_json, sha256_hex};
+use callproof_executor::clock::{Clock, SystemClock, TokioWallClock};
 use callproof_executor::{Approval, Arguments, AuthContext, Identity, ToolCall};
 use std::collections::BTreeMap;
 use std::sync::Arc;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 /// How long past its budget the harness waits for an answer before recording "no answer".
 pub const HARD_MARGIN: Duration = Duration::from_secs(10);
 /// The longest the runner waits for delayed answers and slow commits after the last step.
 const MAX_SETTLE: Duration = Duration::from_secs(60);
+/// The wall clock a simulated run starts at (2027-01-15), so simulated runs are reproducible to the millisecond.
+const SIMULATED_EPOCH_MS: u64 = 1_800_000_000_000;
+
+/// How the subject reaches the world.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Transport {
+    /// Real HTTP on loopback, served by wiremock; real time.
+    Loopback,
+    /// Direct calls into the world (no sockets); time may be paused. In-process subjects only.
+    Simulated,
+}
 
 /// Replays scenarios against subjects from one factory.
 #[derive(Clone)]
@@ -28,6 +42,7 @@ pub struct Runner {
     factory: Arc<dyn SubjectFactory>,
     corpus: Arc<Corpus>,
     catalog: Arc<Vec<CatalogEntry>>,
+    transport: Transport,
 }
 
 /// A business operation being built up by the steps.
@@ -53,10 +68,32 @@ struct Planned {
     corpus_case: Option<String>,
 }
 
+/// One scenario being replayed, step by step.
+pub struct Session<'a> {
+    runner: &'a Runner,
+    scenario: &'a Scenario,
+    world: Arc<World>,
+    mock: Option<MockDownstream>,
+    subject: Arc<dyn Subject>,
+    clock: Arc<dyn Clock>,
+    auths: BTreeMap<String, AuthContext>,
+    calls: Vec<CallRecord>,
+    ops: Vec<Op>,
+    operations: Vec<Operation>,
+    op_ids: BTreeMap<String, usize>,
+}
+
 impl Runner {
-    /// A runner for subjects of `factory`, with the malformed corpus.
+    /// A runner for subjects of `factory` over loopback HTTP, with the malformed corpus.
     pub fn new(factory: Arc<dyn SubjectFactory>, corpus: Arc<Corpus>) -> Runner {
-        Runner { factory, corpus, catalog: Arc::new(catalog()) }
+        Runner { factory, corpus, catalog: Arc::new(catalog()), transport: Transport::Loopback }
+    }
+
+    /// The same runner, reaching the world directly (in-process subjects; for paused-time exploration).
+    #[must_use]
+    pub fn simulated(mut self) -> Runner {
+        self.transport = Transport::Simulated;
+        self
     }
 
     /// The subject's name.
@@ -67,224 +104,62 @@ impl Runner {
     /// Replays `scenario`.
     ///
     /// # Errors
-    /// [`SubjectError`] when the subject cannot be started.
+    /// [`SubjectError`] when the subject cannot be started or restarted.
     pub async fn run(&self, scenario: &Scenario) -> Result<Transcript, SubjectError> {
+        let mut session = self.start(scenario).await?;
+        for step in 0..scenario.steps.len() {
+            session.step(step).await?;
+        }
+        Ok(session.finish().await)
+    }
+
+    /// Starts a session: a fresh world and a fresh subject.
+    ///
+    /// # Errors
+    /// [`SubjectError`] when the subject cannot be started.
+    pub async fn start<'a>(&'a self, scenario: &'a Scenario) -> Result<Session<'a>, SubjectError> {
         let world = Arc::new(World::new(
             &scenario.fixtures,
             Behaviour { honours_idempotency_key: scenario.downstream.honours_idempotency_key },
         ));
-        let mock = MockDownstream::start(world.clone()).await;
-        let subject = match self.factory.start(&mock.uri()).await {
-            Ok(subject) => subject,
-            Err(error) => {
-                mock.stop().await;
-                return Err(error);
+        let (mock, subject, clock): (Option<MockDownstream>, Arc<dyn Subject>, Arc<dyn Clock>) = match self.transport {
+            Transport::Loopback => {
+                let mock = MockDownstream::start(world.clone()).await;
+                match self.factory.start(&mock.uri()).await {
+                    Ok(subject) => (Some(mock), subject, Arc::new(SystemClock)),
+                    Err(error) => {
+                        mock.stop().await;
+                        return Err(error);
+                    }
+                }
+            }
+            Transport::Simulated => {
+                let clock: Arc<dyn Clock> = Arc::new(TokioWallClock::starting_at(SIMULATED_EPOCH_MS));
+                let subject = self.factory.start_direct(world.clone(), clock.clone()).await.unwrap_or_else(|| {
+                    Err(SubjectError(format!("{} cannot run without sockets", self.factory.name())))
+                })?;
+                (None, subject, clock)
             }
         };
-        let wall_origin = wall_ms();
-        let auths: BTreeMap<String, AuthContext> = scenario
+        let wall_origin = clock.wall_ms();
+        let auths = scenario
             .auth
             .iter()
             .map(|(name, fixture)| (name.clone(), self.auth_context(fixture, wall_origin)))
             .collect();
-
-        let mut calls: Vec<CallRecord> = Vec::new();
-        let mut ops: Vec<Op> = Vec::new();
-        let mut operations: Vec<Operation> = Vec::new();
-        let mut op_ids: BTreeMap<String, usize> = BTreeMap::new();
-        for (step_index, step) in scenario.steps.iter().enumerate() {
-            let default_call_id = format!("call_{}", step_index + 1);
-            let planned: Vec<Planned> = match step {
-                Step::Submit(spec) | Step::Burst { call: spec, .. } => {
-                    let count = if let Step::Burst { count, .. } = step { *count } else { 1 };
-                    let (tool, arguments) = self.arguments_of(spec);
-                    let call =
-                        ToolCall { call_id: spec.call_id.clone().unwrap_or(default_call_id), name: tool, arguments };
-                    let op = Op {
-                        call,
-                        auth: spec.auth.clone(),
-                        business_request_id: spec.business_request_id.clone(),
-                        attempt: 1,
-                        budget_ms: spec.budget_ms,
-                    };
-                    let op_index = new_op(&mut ops, &mut operations, op, spec.id.clone());
-                    if let Some(id) = &spec.id {
-                        op_ids.insert(id.clone(), op_index);
-                    }
-                    (0..count).map(|_| planned(step_index, step.action(), op_index, &ops[op_index], None)).collect()
-                }
-                Step::Retry(follow) => {
-                    let op_index = op_ids[&follow.of];
-                    let op = &mut ops[op_index];
-                    op.attempt += 1;
-                    op.call.call_id = follow.call_id.clone().unwrap_or(default_call_id);
-                    if let Some(budget) = follow.budget_ms {
-                        op.budget_ms = budget;
-                    }
-                    vec![planned(step_index, step.action(), op_index, op, None)]
-                }
-                Step::Duplicate(follow) => {
-                    let op_index = op_ids[&follow.of];
-                    vec![planned(step_index, step.action(), op_index, &ops[op_index], None)]
-                }
-                Step::Changed(changed) => {
-                    let op_index = op_ids[&changed.of];
-                    let op = &mut ops[op_index];
-                    op.attempt += 1;
-                    op.call.call_id = default_call_id;
-                    op.call.arguments = match (&changed.arguments, &changed.arguments_json) {
-                        (Some(text), _) => Arguments::Raw(text.clone()),
-                        (None, json) => Arguments::Value(serde_json::to_value(json).unwrap_or_default()),
-                    };
-                    vec![planned(step_index, step.action(), op_index, op, None)]
-                }
-                Step::Wait { ms } => {
-                    tokio::time::sleep(Duration::from_millis(*ms)).await;
-                    Vec::new()
-                }
-                Step::Corpus(spec) => {
-                    let cases =
-                        self.corpus.cases.iter().filter(|case| spec.only.is_empty() || spec.only.contains(&case.name));
-                    let mut planned_cases = Vec::new();
-                    for case in cases {
-                        let call = ToolCall {
-                            call_id: format!("call_{}_{}", step_index + 1, case.name),
-                            name: case.tool.clone(),
-                            arguments: Arguments::Raw(case.text()),
-                        };
-                        let op = Op {
-                            call,
-                            auth: spec.auth.clone(),
-                            business_request_id: None,
-                            attempt: 1,
-                            budget_ms: 3000,
-                        };
-                        let op_index = new_op(&mut ops, &mut operations, op, Some(format!("corpus:{}", case.name)));
-                        planned_cases.push(planned(
-                            step_index,
-                            step.action(),
-                            op_index,
-                            &ops[op_index],
-                            Some(case.name.clone()),
-                        ));
-                    }
-                    planned_cases
-                }
-            };
-
-            let tool_of_step = planned.first().map(|planned| planned.call.name.clone());
-            let outage = step.faults().iter().any(|fault| fault.kind.on_subject());
-            if outage && let Err(error) = subject.store_outage(true).await {
-                subject.stop().await;
-                mock.stop().await;
-                return Err(error);
-            }
-            for fault in step.faults().iter().filter(|fault| !fault.kind.on_subject()) {
-                let endpoint =
-                    fault.on.clone().unwrap_or_else(|| self.main_endpoint(tool_of_step.as_deref().unwrap_or("")));
-                world.arm(fault.clone(), endpoint, step_index);
-            }
-            let first = calls.len();
-            let answered = futures::future::join_all(planned.into_iter().enumerate().map(|(offset, planned)| {
-                self.call(subject.as_ref(), &world, &auths, &scenario.auth, planned, first + offset, wall_origin)
-            }))
-            .await;
-            let killed = answered.iter().any(|record| record.answer == Answer::Killed);
-            for record in answered {
-                operations[record.op].calls.push(record.index);
-                calls.push(record);
-            }
-            world.disarm_all();
-            if outage {
-                let _ = subject.store_outage(false).await;
-            }
-            if killed && let Err(error) = subject.restart().await {
-                subject.stop().await;
-                mock.stop().await;
-                return Err(error);
-            }
-        }
-
-        let settle = world.busy_until().saturating_duration_since(tokio::time::Instant::now()).min(MAX_SETTLE);
-        tokio::time::sleep(settle + Duration::from_millis(50)).await;
-        let mut keys: Vec<String> = calls
-            .iter()
-            .filter_map(|call| call.envelope()?["meta"]["idempotency_key"].as_str().map(str::to_owned))
-            .collect();
-        keys.sort();
-        keys.dedup();
-        let records = subject.records(&keys).await;
-        let records_read_at_ms = wall_ms();
-        subject.stop().await;
-        let exchanges = Transcript::attribute(&calls, world.requests());
-        let ledger = world.ledger();
-        mock.stop().await;
-        Ok(Transcript {
-            scenario: scenario.name.clone(),
-            subject: self.factory.name(),
-            calls,
-            operations,
-            exchanges,
-            ledger,
-            records,
-            records_read_at_ms,
+        Ok(Session {
+            runner: self,
+            scenario,
+            world,
+            mock,
+            subject,
+            clock,
+            auths,
+            calls: Vec::new(),
+            ops: Vec::new(),
+            operations: Vec::new(),
+            op_ids: BTreeMap::new(),
         })
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    async fn call(
-        &self,
-        subject: &dyn Subject,
-        world: &World,
-        auths: &BTreeMap<String, AuthContext>,
-        fixtures: &BTreeMap<String, AuthFixture>,
-        planned: Planned,
-        index: usize,
-        wall_origin: u64,
-    ) -> CallRecord {
-        let auth = auths[&planned.auth_name].clone();
-        let approval_covers = self.approval_covers(&auth, &planned.call, wall_origin);
-        let support = fixtures[&planned.auth_name].roles.iter().any(|role| role == "support_admin");
-        let budget = Duration::from_millis(planned.budget_ms);
-        let submitted = SubjectCall {
-            call: planned.call.clone(),
-            auth: auth.clone(),
-            business_request_id: planned.business_request_id.clone(),
-            attempt: planned.attempt,
-            budget,
-        };
-        let mut kills = world.kills();
-        let kills_before = *kills.borrow();
-        let started_ms = world.now_ms();
-        let answer = tokio::select! {
-            answered = tokio::time::timeout(budget + HARD_MARGIN, subject.execute(submitted)) => match answered {
-                Ok(Ok(envelope)) => Answer::Envelope(envelope),
-                Ok(Err(error)) => Answer::Broken(error.0),
-                Err(_) => Answer::NoAnswer,
-            },
-            _ = kills.wait_for(|kills| *kills > kills_before) => Answer::Killed,
-        };
-        CallRecord {
-            index,
-            step: planned.step,
-            action: planned.action,
-            op: planned.op,
-            call_id: planned.call.call_id,
-            tool: planned.call.name,
-            arguments: planned.call.arguments,
-            auth: planned.auth_name,
-            tenant_id: auth.tenant_id,
-            subject_id: auth.subject_id,
-            support,
-            business_request_id: planned.business_request_id,
-            attempt: planned.attempt,
-            budget_ms: planned.budget_ms,
-            started_ms,
-            answered_ms: world.now_ms(),
-            answer,
-            corpus_case: planned.corpus_case,
-            approval_covers,
-        }
     }
 
     fn arguments_of(&self, spec: &crate::scenario::CallSpec) -> (String, Arguments) {
@@ -343,7 +218,7 @@ impl Runner {
     }
 
     /// Whether the call's approval covers exactly this call (the harness's own judgement, for checks).
-    fn approval_covers(&self, auth: &AuthContext, call: &ToolCall, wall_origin: u64) -> bool {
+    fn approval_covers(&self, auth: &AuthContext, call: &ToolCall, now_ms: u64) -> bool {
         let Some(approval) = &auth.approval else { return false };
         let Some(entry) = self.catalog.iter().find(|entry| entry.spec.name == call.name) else { return false };
         let hash = match &call.arguments {
@@ -355,7 +230,201 @@ impl Runner {
             && approval.tenant_id == auth.tenant_id
             && approval.risk == entry.spec.risk
             && Some(approval.arguments_hash.as_str()) == hash.as_deref()
-            && approval.expires_at_ms > wall_origin
+            && approval.expires_at_ms > now_ms
+    }
+}
+
+impl Session<'_> {
+    /// Plays step `step_index` (0-based): arms its faults, makes its calls, records them, disarms.
+    ///
+    /// # Errors
+    /// [`SubjectError`] when the subject cannot be restarted after a kill, or refuses a subject fault.
+    pub async fn step(&mut self, step_index: usize) -> Result<(), SubjectError> {
+        let runner = self.runner;
+        let step = &self.scenario.steps[step_index];
+        let default_call_id = format!("call_{}", step_index + 1);
+        let planned: Vec<Planned> = match step {
+            Step::Submit(spec) | Step::Burst { call: spec, .. } => {
+                let count = if let Step::Burst { count, .. } = step { *count } else { 1 };
+                let (tool, arguments) = runner.arguments_of(spec);
+                let call = ToolCall { call_id: spec.call_id.clone().unwrap_or(default_call_id), name: tool, arguments };
+                let op = Op {
+                    call,
+                    auth: spec.auth.clone(),
+                    business_request_id: spec.business_request_id.clone(),
+                    attempt: 1,
+                    budget_ms: spec.budget_ms,
+                };
+                let op_index = new_op(&mut self.ops, &mut self.operations, op, spec.id.clone());
+                if let Some(id) = &spec.id {
+                    self.op_ids.insert(id.clone(), op_index);
+                }
+                (0..count).map(|_| planned(step_index, step.action(), op_index, &self.ops[op_index], None)).collect()
+            }
+            Step::Retry(follow) => {
+                let op_index = self.op_ids[&follow.of];
+                let op = &mut self.ops[op_index];
+                op.attempt += 1;
+                op.call.call_id = follow.call_id.clone().unwrap_or(default_call_id);
+                if let Some(budget) = follow.budget_ms {
+                    op.budget_ms = budget;
+                }
+                vec![planned(step_index, step.action(), op_index, op, None)]
+            }
+            Step::Duplicate(follow) => {
+                let op_index = self.op_ids[&follow.of];
+                vec![planned(step_index, step.action(), op_index, &self.ops[op_index], None)]
+            }
+            Step::Changed(changed) => {
+                let op_index = self.op_ids[&changed.of];
+                let op = &mut self.ops[op_index];
+                op.attempt += 1;
+                op.call.call_id = default_call_id;
+                op.call.arguments = match (&changed.arguments, &changed.arguments_json) {
+                    (Some(text), _) => Arguments::Raw(text.clone()),
+                    (None, json) => Arguments::Value(serde_json::to_value(json).unwrap_or_default()),
+                };
+                vec![planned(step_index, step.action(), op_index, op, None)]
+            }
+            Step::Wait { ms } => {
+                tokio::time::sleep(Duration::from_millis(*ms)).await;
+                Vec::new()
+            }
+            Step::Corpus(spec) => {
+                let cases =
+                    runner.corpus.cases.iter().filter(|case| spec.only.is_empty() || spec.only.contains(&case.name));
+                let mut planned_cases = Vec::new();
+                for case in cases {
+                    let call = ToolCall {
+                        call_id: format!("call_{}_{}", step_index + 1, case.name),
+                        name: case.tool.clone(),
+                        arguments: Arguments::Raw(case.text()),
+                    };
+                    let op =
+                        Op { call, auth: spec.auth.clone(), business_request_id: None, attempt: 1, budget_ms: 3000 };
+                    let op_index =
+                        new_op(&mut self.ops, &mut self.operations, op, Some(format!("corpus:{}", case.name)));
+                    planned_cases.push(planned(
+                        step_index,
+                        step.action(),
+                        op_index,
+                        &self.ops[op_index],
+                        Some(case.name.clone()),
+                    ));
+                }
+                planned_cases
+            }
+        };
+
+        let tool_of_step = planned.first().map(|planned| planned.call.name.clone());
+        let outage = step.faults().iter().any(|fault| fault.kind.on_subject());
+        if outage {
+            self.subject.store_outage(true).await?;
+        }
+        for fault in step.faults().iter().filter(|fault| !fault.kind.on_subject()) {
+            let endpoint =
+                fault.on.clone().unwrap_or_else(|| runner.main_endpoint(tool_of_step.as_deref().unwrap_or("")));
+            self.world.arm(fault.clone(), endpoint, step_index);
+        }
+        let first = self.calls.len();
+        let answered = futures::future::join_all(
+            planned.into_iter().enumerate().map(|(offset, planned)| self.call(planned, first + offset)),
+        )
+        .await;
+        let killed = answered.iter().any(|record| record.answer == Answer::Killed);
+        for record in answered {
+            self.operations[record.op].calls.push(record.index);
+            self.calls.push(record);
+        }
+        self.world.disarm_all();
+        if outage {
+            self.subject.store_outage(false).await?;
+        }
+        if killed {
+            self.subject.restart().await?;
+        }
+        Ok(())
+    }
+
+    /// What happened so far (no waiting for delayed answers).
+    pub async fn transcript(&self) -> Transcript {
+        let mut keys: Vec<String> = self
+            .calls
+            .iter()
+            .filter_map(|call| call.envelope()?["meta"]["idempotency_key"].as_str().map(str::to_owned))
+            .collect();
+        keys.sort();
+        keys.dedup();
+        let records = self.subject.records(&keys).await;
+        Transcript {
+            scenario: self.scenario.name.clone(),
+            subject: self.runner.factory.name(),
+            calls: self.calls.clone(),
+            operations: self.operations.clone(),
+            exchanges: Transcript::attribute(&self.calls, self.world.requests()),
+            ledger: self.world.ledger(),
+            records,
+            records_read_at_ms: self.clock.wall_ms(),
+        }
+    }
+
+    /// Waits out delayed answers and slow commits, takes the final transcript and stops everything.
+    pub async fn finish(self) -> Transcript {
+        let settle = self.world.busy_until().saturating_duration_since(tokio::time::Instant::now()).min(MAX_SETTLE);
+        tokio::time::sleep(settle + Duration::from_millis(50)).await;
+        let transcript = self.transcript().await;
+        self.subject.stop().await;
+        if let Some(mock) = self.mock {
+            mock.stop().await;
+        }
+        transcript
+    }
+
+    async fn call(&self, planned: Planned, index: usize) -> CallRecord {
+        let (runner, world) = (self.runner, &self.world);
+        let auth = self.auths[&planned.auth_name].clone();
+        let approval_covers = runner.approval_covers(&auth, &planned.call, self.clock.wall_ms());
+        let support = self.scenario.auth[&planned.auth_name].roles.iter().any(|role| role == "support_admin");
+        let budget = Duration::from_millis(planned.budget_ms);
+        let submitted = SubjectCall {
+            call: planned.call.clone(),
+            auth: auth.clone(),
+            business_request_id: planned.business_request_id.clone(),
+            attempt: planned.attempt,
+            budget,
+        };
+        let mut kills = world.kills();
+        let kills_before = *kills.borrow();
+        let started_ms = world.now_ms();
+        let answer = tokio::select! {
+            answered = tokio::time::timeout(budget + HARD_MARGIN, self.subject.execute(submitted)) => match answered {
+                Ok(Ok(envelope)) => Answer::Envelope(envelope),
+                Ok(Err(error)) => Answer::Broken(error.0),
+                Err(_) => Answer::NoAnswer,
+            },
+            _ = kills.wait_for(|kills| *kills > kills_before) => Answer::Killed,
+        };
+        CallRecord {
+            index,
+            step: planned.step,
+            action: planned.action,
+            op: planned.op,
+            call_id: planned.call.call_id,
+            tool: planned.call.name,
+            arguments: planned.call.arguments,
+            auth: planned.auth_name,
+            tenant_id: auth.tenant_id,
+            subject_id: auth.subject_id,
+            support,
+            business_request_id: planned.business_request_id,
+            attempt: planned.attempt,
+            budget_ms: planned.budget_ms,
+            started_ms,
+            answered_ms: world.now_ms(),
+            answer,
+            corpus_case: planned.corpus_case,
+            approval_covers,
+        }
     }
 }
 
@@ -388,8 +457,4 @@ fn planned(step: usize, action: &'static str, op_index: usize, op: &Op, corpus_c
 pub fn arguments_hash(text: &str) -> Option<String> {
     let value: serde_json::Value = serde_json::from_str(text).ok()?;
     Some(sha256_hex(canonical_json(&value).as_bytes()))
-}
-
-fn wall_ms() -> u64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |since| since.as_millis() as u64)
 }

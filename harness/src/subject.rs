@@ -4,8 +4,11 @@
 //! envelope back as JSON; it never relies on a subject's Rust types, so executors in other languages fit
 //! behind the same trait. Each scenario starts a fresh subject against a fresh downstream.
 
+use crate::sim::SimulatedDownstream;
+use crate::world::World;
 use async_trait::async_trait;
-use callproof_executor::app::{HttpDownstream, conformance_app};
+use callproof_executor::app::{Downstream, HttpDownstream, conformance_app};
+use callproof_executor::clock::{Clock, SystemClock};
 use callproof_executor::idempotency::{NewRecord, Record, Update, Version};
 use callproof_executor::mutants::{Mutant, Variant};
 use callproof_executor::store::{Claim, MemoryStore, Store, StoreError};
@@ -70,17 +73,43 @@ pub trait Subject: Send + Sync {
     async fn stop(&self) {}
 }
 
+/// Whether a subject can be judged on a scenario.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Support {
+    /// Run and judge it.
+    Full,
+    /// Do not run it; the reason says why (e.g. a fault the subject offers no control for).
+    Skip(String),
+    /// Run it, but its failures are expected; the reason says why (e.g. a store that does not survive a kill).
+    ExpectFailure(String),
+}
+
 /// Starts subjects, one per scenario.
 #[async_trait]
 pub trait SubjectFactory: Send + Sync {
     /// The subject's name in reports.
     fn name(&self) -> String;
 
+    /// Whether subjects of this factory can be judged on `scenario` (default: [`Support::Full`]).
+    async fn support(&self, _scenario: &crate::scenario::Scenario) -> Support {
+        Support::Full
+    }
+
     /// Starts a subject talking to the downstream at `downstream_url`.
     ///
     /// # Errors
     /// [`SubjectError`] when it cannot start.
     async fn start(&self, downstream_url: &str) -> Result<Arc<dyn Subject>, SubjectError>;
+
+    /// Starts a subject that reaches `world` directly, with `clock` for its time (simulation under paused
+    /// time). `None` when the subject can only talk HTTP (out-of-process executors).
+    async fn start_direct(
+        &self,
+        _world: Arc<World>,
+        _clock: Arc<dyn Clock>,
+    ) -> Option<Result<Arc<dyn Subject>, SubjectError>> {
+        None
+    }
 }
 
 /// The reference executor in-process, or a known-bad [`Variant`] of it.
@@ -123,15 +152,33 @@ impl SubjectFactory for InProcess {
 
     async fn start(&self, downstream_url: &str) -> Result<Arc<dyn Subject>, SubjectError> {
         let downstream = HttpDownstream::new(downstream_url).map_err(|error| SubjectError(error.to_string()))?;
-        let downstream = (self.variant.downstream)(Arc::new(downstream));
-        let (tools, resources) = conformance_app(downstream).map_err(|error| SubjectError(error.to_string()))?;
+        self.assemble(Arc::new(downstream), Arc::new(SystemClock))
+    }
+
+    async fn start_direct(
+        &self,
+        world: Arc<World>,
+        clock: Arc<dyn Clock>,
+    ) -> Option<Result<Arc<dyn Subject>, SubjectError>> {
+        Some(self.assemble(Arc::new(SimulatedDownstream::new(world)), clock))
+    }
+}
+
+impl InProcess {
+    fn assemble(
+        &self,
+        downstream: Arc<dyn Downstream>,
+        clock: Arc<dyn Clock>,
+    ) -> Result<Arc<dyn Subject>, SubjectError> {
+        let (tools, resources) =
+            conformance_app((self.variant.downstream)(downstream)).map_err(|error| SubjectError(error.to_string()))?;
         let outage = Arc::new(AtomicBool::new(false));
         let store: Arc<dyn Store> =
             Arc::new(OutageStore { inner: (self.variant.store)(Arc::new(MemoryStore::new())), down: outage.clone() });
         let executor = Executor::builder(tools)
             .stages(self.variant.stages)
             .config(self.config.clone())
-            .clock((self.variant.clock)())
+            .clock((self.variant.clock)(clock))
             .store(store.clone())
             .resources(resources)
             .build()

@@ -8,7 +8,7 @@ pub mod ports;
 pub mod stages;
 
 use crate::app::Downstream;
-use crate::clock::{Clock, SystemClock};
+use crate::clock::Clock;
 use crate::executor::Stages;
 use crate::store::Store;
 use std::sync::Arc;
@@ -22,22 +22,18 @@ pub struct Variant {
     pub store: fn(Arc<dyn Store>) -> Arc<dyn Store>,
     /// Wraps the conformance app's downstream.
     pub downstream: fn(Arc<dyn Downstream>) -> Arc<dyn Downstream>,
-    /// Makes the clock.
-    pub clock: fn() -> Arc<dyn Clock>,
+    /// Wraps the clock.
+    pub clock: fn(Arc<dyn Clock>) -> Arc<dyn Clock>,
 }
 
 impl Variant {
     /// The reference executor.
     pub const REFERENCE: Variant =
-        Variant { stages: Stages::REFERENCE, store: same, downstream: same, clock: system_clock };
+        Variant { stages: Stages::REFERENCE, store: same, downstream: same, clock: same };
 }
 
 fn same<T: ?Sized>(port: Arc<T>) -> Arc<T> {
     port
-}
-
-fn system_clock() -> Arc<dyn Clock> {
-    Arc::new(SystemClock)
 }
 
 /// A named known-bad executor.
@@ -178,7 +174,7 @@ pub const ALL: [Mutant; 25] = [
     Mutant {
         name: "deadline-ignored",
         bug: "the caller's budget is ignored; the executor waits on its own, much longer timeout",
-        variant: Variant { clock: || Arc::new(ports::SkewedClock), ..R },
+        variant: Variant { clock: |clock| Arc::new(ports::SkewedClock(clock)), ..R },
     },
     Mutant {
         name: "completion-not-recorded",

@@ -6,7 +6,7 @@ use crate::idempotency::{NewRecord, Record, State, Update, Version};
 use crate::store::{Claim, Store, StoreError};
 use async_trait::async_trait;
 use std::sync::Arc;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 /// Check-then-act: reads the record, yields, then writes, so two concurrent claims of one key both win
 /// (the seed's `if not exists: set` race, section 5.4).
@@ -150,16 +150,16 @@ impl Downstream for FollowsInstructions {
     }
 }
 
-/// A monotonic clock an hour ahead of the machine's: deadlines computed from it lie an hour in the future, so
+/// A monotonic clock an hour ahead of the one it wraps: deadlines computed from it lie an hour in the future, so
 /// the caller's budget is ignored (as when a layer starts a fresh long timeout of its own).
-pub struct SkewedClock;
+pub struct SkewedClock(pub Arc<dyn Clock>);
 
 impl Clock for SkewedClock {
     fn now(&self) -> tokio::time::Instant {
-        tokio::time::Instant::now() + Duration::from_secs(3600)
+        self.0.now() + Duration::from_secs(3600)
     }
 
     fn wall_ms(&self) -> u64 {
-        SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |since| since.as_millis() as u64)
+        self.0.wall_ms()
     }
 }

@@ -1,0 +1,90 @@
+//! The world reached without sockets: the executor's `Downstream` port calling straight into the world.
+//!
+//! Rule enforced here: the simulated downstream answers exactly what the world answers over HTTP (same
+//! decision, same delay, same dropped connection), so a schedule found in simulation replays over wiremock.
+//! Delays are tokio sleeps, so under paused time they cost nothing.
+
+use crate::world::{Incoming, World};
+use async_trait::async_trait;
+use callproof_executor::app::{Downstream, HttpRequest, HttpResponse, SendError};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// The world as a `Downstream`.
+pub struct SimulatedDownstream {
+    world: Arc<World>,
+}
+
+impl SimulatedDownstream {
+    /// A downstream answering from `world`.
+    pub fn new(world: Arc<World>) -> SimulatedDownstream {
+        SimulatedDownstream { world }
+    }
+}
+
+#[async_trait]
+impl Downstream for SimulatedDownstream {
+    async fn send(&self, request: HttpRequest, timeout: Duration) -> Result<HttpResponse, SendError> {
+        let (path, query) = request.path_and_query.split_once('?').unwrap_or((request.path_and_query.as_str(), ""));
+        let incoming = Incoming {
+            method: request.method.clone(),
+            path: path.to_owned(),
+            query: query
+                .split('&')
+                .filter(|pair| !pair.is_empty())
+                .map(|pair| {
+                    let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+                    (percent_decode(key), percent_decode(value))
+                })
+                .collect(),
+            headers: request.headers.iter().map(|(name, value)| (name.to_ascii_lowercase(), value.clone())).collect(),
+            body: request.body.clone().unwrap_or_default(),
+        };
+        let reply = self.world.handle(&incoming);
+        if reply.delay > timeout {
+            tokio::time::sleep(timeout).await;
+            return Err(SendError::Lost);
+        }
+        tokio::time::sleep(reply.delay).await;
+        if reply.drop_connection {
+            return Err(SendError::Lost);
+        }
+        Ok(HttpResponse { status: reply.status, headers: reply.headers, body: reply.body })
+    }
+}
+
+fn percent_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut index = 0;
+    while index < bytes.len() {
+        let hex = |at: usize| bytes.get(at).and_then(|byte| (*byte as char).to_digit(16));
+        match (bytes[index], hex(index + 1), hex(index + 2)) {
+            (b'%', Some(high), Some(low)) => {
+                out.push((high * 16 + low) as u8);
+                index += 3;
+            }
+            (b'+', _, _) => {
+                out.push(b' ');
+                index += 1;
+            }
+            (byte, _, _) => {
+                out.push(byte);
+                index += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percent_decoding_reverses_the_executors_encoding() {
+        assert_eq!(percent_decode("S%C3%A3o%20Paulo"), "São Paulo");
+        assert_eq!(percent_decode("a%2Fb"), "a/b");
+        assert_eq!(percent_decode("bad%zz"), "bad%zz");
+    }
+}

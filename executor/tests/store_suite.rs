@@ -436,6 +436,37 @@ async fn automatic_expiry_never_removes_in_progress_or_unknown_records(backend: 
     }
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_replaces_connections_the_server_dropped() {
+    let Some(env) = Env::open(Backend::Postgres).await else { return };
+    let store = env.store();
+    let record = record_in(&*store, "survivor", State::Succeeded, NOW).await;
+    let Target::Postgres { url, schema } = &env.target else { unreachable!("a PostgreSQL fixture") };
+    let admin = store_support::postgres_client(url).await;
+    let killed = admin
+        .query(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+             WHERE pid <> pg_backend_pid() AND query LIKE '%' || $1 || '%'",
+            &[schema],
+        )
+        .await
+        .expect("terminate the store's connections");
+    assert!(!killed.is_empty(), "the store's connections were found");
+    // A call may fail on a connection whose end it has not noticed yet; each failure retires that connection.
+    let mut failures = 0;
+    let loaded = loop {
+        match store.load("survivor").await {
+            Ok(loaded) => break loaded,
+            Err(_) if failures < 4 => failures += 1,
+            Err(error) => panic!("the store did not reconnect: {error}"),
+        }
+    };
+    assert_eq!(loaded, Some(record));
+    for index in 0..4 {
+        claimed(&*store, &format!("after-{index}"), NOW).await;
+    }
+}
+
 /// The environment variable that turns this test binary into a claiming child process.
 const CHILD_TARGET: &str = "CALLPROOF_STORE_CHILD_TARGET";
 const CHILD_NAME: &str = "CALLPROOF_STORE_CHILD_NAME";

@@ -1,9 +1,10 @@
 //! The PostgreSQL store: records shared by every executor replica that points at one database schema.
 //!
 //! Rule enforced here: every transition is one conditional statement run by PostgreSQL (a claim is an
-//! `INSERT ... ON CONFLICT DO NOTHING` that returns the existing record in the same round trip; a
-//! compare-and-set is an `UPDATE ... WHERE key = $1 AND state = $2 AND epoch = $3`), never a read-then-write
-//! in Rust. Statements are prepared once per connection; a few pipelined connections serve all callers.
+//! `INSERT ... ON CONFLICT DO NOTHING`, followed only when the key is taken by a read of the record that holds
+//! it; a compare-and-set is an `UPDATE ... WHERE key = $1 AND state = $2 AND epoch = $3`), never a
+//! read-then-write in Rust. Statements are prepared once per connection; a few pipelined connections serve
+//! all callers.
 
 use super::durable::{
     DEFAULT_PURGE_EVERY, DEFAULT_RETENTION, OpenError, SCHEMA_VERSION, cutoff_sql, expiring_states_sql, from_sql,
@@ -65,8 +66,22 @@ struct Inner {
     schema: String,
     sql: Sql,
     timeout: Duration,
-    sessions: Vec<Mutex<Option<Arc<Session>>>>,
+    sessions: Vec<Slot>,
     next: AtomicUsize,
+}
+
+/// One connection's place: read without waiting; replaced by one caller at a time when it closed.
+#[derive(Default)]
+struct Slot {
+    session: std::sync::Mutex<Option<Arc<Session>>>,
+    reconnecting: Mutex<()>,
+}
+
+impl Slot {
+    fn live(&self) -> Option<Arc<Session>> {
+        let session = self.session.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        session.as_ref().filter(|session| !session.client.is_closed()).cloned()
+    }
 }
 
 /// One connection and its prepared statements.
@@ -90,26 +105,19 @@ const COLUMNS: &str =
     "key, fingerprint, state, epoch, attempts, lease_expires_ms, deadline_ms, outcome, created_ms, updated_ms";
 /// Rows deleted per purge statement, so that a large purge holds few locks at a time.
 const PURGE_CHUNK: u64 = 1000;
-/// How often a claim retries when its conflicting record committed after the statement's snapshot.
+/// How often a claim retries when the conflicting record vanished before it could be read.
 const CLAIM_TRIES: usize = 16;
 
 impl Sql {
     fn new(schema: &str) -> Sql {
         let table = format!("\"{schema}\".idempotency_records");
         let expiring = expiring_states_sql();
-        let aliased = COLUMNS.split(", ").map(|column| format!("r.{column}")).collect::<Vec<_>>().join(", ");
         Sql {
-            // One row always: `acquired`, or the existing record, or (when the conflicting record committed
-            // after this statement's snapshot was taken) neither, and the caller asks again.
+            // The common case, a new key, costs exactly one insert round trip.
             claim: format!(
-                "WITH inserted AS (
-                    INSERT INTO {table} ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
-                    ON CONFLICT (key) DO NOTHING
-                    RETURNING 1
-                )
-                SELECT EXISTS (SELECT 1 FROM inserted) AS acquired, {aliased}
-                FROM (SELECT 1) AS one
-                LEFT JOIN {table} AS r ON r.key = $1 AND NOT EXISTS (SELECT 1 FROM inserted)"
+                "INSERT INTO {table} ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+                 ON CONFLICT (key) DO NOTHING
+                 RETURNING 1"
             ),
             compare_and_set: format!(
                 "UPDATE {table} SET state = $4, epoch = $5, attempts = $6, lease_expires_ms = $7, deadline_ms = $8,
@@ -152,8 +160,8 @@ impl PostgresStore {
         migrate(&mut client, &options.schema).await?;
         let sql = Sql::new(&options.schema);
         let first = Session::prepare(client, &sql).await.map_err(failed)?;
-        let sessions =
-            (0..options.connections.max(1)).map(|index| Mutex::new((index == 0).then(|| Arc::clone(&first)))).collect();
+        let sessions: Vec<Slot> = (0..options.connections.max(1)).map(|_| Slot::default()).collect();
+        *sessions[0].session.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(first);
         let inner = Arc::new(Inner {
             config,
             schema: options.schema.clone(),
@@ -201,9 +209,9 @@ impl Store for PostgresStore {
         let outcome = outcome_text(record.outcome.as_ref())?;
         for _ in 0..CLAIM_TRIES {
             let session = self.inner.session().await?;
-            let row = self
+            let inserted = self
                 .inner
-                .bounded(session.client.query_one(
+                .bounded(session.client.query_opt(
                     &session.claim,
                     &[
                         &record.key,
@@ -219,14 +227,17 @@ impl Store for PostgresStore {
                     ],
                 ))
                 .await?;
-            if row.try_get::<_, bool>(0).map_err(backend)? {
+            if inserted.is_some() {
                 return Ok(Claim::Acquired);
             }
-            if row.try_get::<_, Option<String>>(1).map_err(backend)?.is_some() {
-                return record_from_row(&row, 1).map(Claim::Existing);
+            // The key is taken. A new statement sees the conflicting record, unless retention deleted it in
+            // between (only a settled one can be): then the key is ABSENT again and the insert is retried.
+            let existing = self.inner.bounded(session.client.query_opt(&session.load, &[&record.key])).await?;
+            if let Some(row) = existing {
+                return record_from_row(&row).map(Claim::Existing);
             }
         }
-        Err(StoreError::Backend("postgres: a conflicting record stayed invisible to the claim".to_owned()))
+        Err(StoreError::Backend("postgres: a key kept appearing and disappearing during a claim".to_owned()))
     }
 
     async fn compare_and_set(&self, key: &str, expected: Version, update: Update) -> Result<bool, StoreError> {
@@ -256,7 +267,7 @@ impl Store for PostgresStore {
     async fn load(&self, key: &str) -> Result<Option<Record>, StoreError> {
         let session = self.inner.session().await?;
         let row = self.inner.bounded(session.client.query_opt(&session.load, &[&key])).await?;
-        row.map(|row| record_from_row(&row, 0)).transpose()
+        row.map(|row| record_from_row(&row)).transpose()
     }
 
     async fn purge_expired(&self, updated_before_ms: u64) -> Result<u64, StoreError> {
@@ -265,12 +276,15 @@ impl Store for PostgresStore {
 }
 
 impl Inner {
-    /// A live session, round robin; a closed connection is replaced on the way.
+    /// A live session, round robin; a closed (or not yet opened) connection is replaced on the way.
     async fn session(&self) -> Result<Arc<Session>, StoreError> {
-        let index = self.next.fetch_add(1, Ordering::Relaxed) % self.sessions.len();
-        let mut slot = self.sessions[index].lock().await;
-        if let Some(session) = slot.as_ref().filter(|session| !session.client.is_closed()) {
-            return Ok(Arc::clone(session));
+        let slot = &self.sessions[self.next.fetch_add(1, Ordering::Relaxed) % self.sessions.len()];
+        if let Some(session) = slot.live() {
+            return Ok(session);
+        }
+        let _reconnecting = slot.reconnecting.lock().await;
+        if let Some(session) = slot.live() {
+            return Ok(session);
         }
         let connect = async {
             let (client, connection) = self.config.connect(NoTls).await?;
@@ -278,7 +292,7 @@ impl Inner {
             Session::prepare(client, &self.sql).await
         };
         let session = self.bounded(connect).await?;
-        *slot = Some(Arc::clone(&session));
+        *slot.session.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(Arc::clone(&session));
         Ok(session)
     }
 
@@ -386,28 +400,27 @@ fn advisory_lock_id(schema: &str) -> i64 {
     hash as i64
 }
 
-fn record_from_row(row: &Row, first: usize) -> Result<Record, StoreError> {
-    let column = |offset: usize| first + offset;
-    let state: String = row.try_get(column(2)).map_err(backend)?;
+fn record_from_row(row: &Row) -> Result<Record, StoreError> {
+    let state: String = row.try_get(2).map_err(backend)?;
     let state =
         State::parse(&state).ok_or_else(|| StoreError::Backend(format!("postgres: unknown stored state {state:?}")))?;
-    let attempts: i64 = row.try_get(column(4)).map_err(backend)?;
-    let outcome: Option<String> = row.try_get(column(7)).map_err(backend)?;
+    let attempts: i64 = row.try_get(4).map_err(backend)?;
+    let outcome: Option<String> = row.try_get(7).map_err(backend)?;
     Ok(Record {
-        key: row.try_get(column(0)).map_err(backend)?,
-        fingerprint: row.try_get(column(1)).map_err(backend)?,
+        key: row.try_get(0).map_err(backend)?,
+        fingerprint: row.try_get(1).map_err(backend)?,
         state,
-        epoch: from_sql(row.try_get(column(3)).map_err(backend)?),
+        epoch: from_sql(row.try_get(3).map_err(backend)?),
         attempts: u32::try_from(attempts)
             .map_err(|_| StoreError::Backend(format!("postgres: stored attempts {attempts} out of range")))?,
-        lease_expires_ms: from_sql(row.try_get(column(5)).map_err(backend)?),
-        deadline_ms: from_sql(row.try_get(column(6)).map_err(backend)?),
+        lease_expires_ms: from_sql(row.try_get(5).map_err(backend)?),
+        deadline_ms: from_sql(row.try_get(6).map_err(backend)?),
         outcome: outcome
             .map(|text| serde_json::from_str(&text))
             .transpose()
             .map_err(|error| StoreError::Backend(format!("postgres: stored outcome is not JSON: {error}")))?,
-        created_ms: from_sql(row.try_get(column(8)).map_err(backend)?),
-        updated_ms: from_sql(row.try_get(column(9)).map_err(backend)?),
+        created_ms: from_sql(row.try_get(8).map_err(backend)?),
+        updated_ms: from_sql(row.try_get(9).map_err(backend)?),
     })
 }
 

@@ -200,6 +200,20 @@ enum Answer {
     Purged(u64),
 }
 
+/// Why a transaction failed: taking the write lock, or a statement (or the commit) inside it.
+enum Failed {
+    Begin(StoreError),
+    Statement(StoreError),
+}
+
+impl Failed {
+    fn into_error(self) -> StoreError {
+        match self {
+            Failed::Begin(error) | Failed::Statement(error) => error,
+        }
+    }
+}
+
 struct Job {
     op: Op,
     reply: oneshot::Sender<Result<Answer, StoreError>>,
@@ -279,9 +293,7 @@ impl Worker {
 
     fn run_batch(&mut self, batch: Vec<Job>) {
         let (purges, batch): (Vec<Job>, Vec<Job>) = batch.into_iter().partition(|job| matches!(job.op, Op::Purge(_)));
-        if batch.len() == 1 {
-            self.run_alone(batch);
-        } else if !batch.is_empty() {
+        if !batch.is_empty() {
             match self.in_transaction(&batch) {
                 Ok(answers) => {
                     for (job, answer) in batch.into_iter().zip(answers) {
@@ -289,7 +301,20 @@ impl Worker {
                     }
                 }
                 // One request's failure must not fail the others: run each in its own transaction.
-                Err(_) => self.run_alone(batch),
+                Err(Failed::Statement(_)) if batch.len() > 1 => {
+                    for job in batch {
+                        let answer = self.in_transaction(std::slice::from_ref(&job));
+                        let _ = job.reply.send(answer.map(|mut answers| answers.remove(0)).map_err(Failed::into_error));
+                    }
+                }
+                // The database could not be locked (another process held it past the busy timeout): trying
+                // each request alone would only wait that long again.
+                Err(failed) => {
+                    let message = failed.into_error().to_string();
+                    for job in batch {
+                        let _ = job.reply.send(Err(StoreError::Backend(message.clone())));
+                    }
+                }
             }
         }
         for job in purges {
@@ -298,23 +323,17 @@ impl Worker {
         }
     }
 
-    fn run_alone(&mut self, batch: Vec<Job>) {
-        for job in batch {
-            let answer = self.in_transaction(std::slice::from_ref(&job)).map(|mut answers| answers.remove(0));
-            let _ = job.reply.send(answer);
-        }
-    }
-
     /// Runs `jobs` in one transaction and returns their answers once it has committed.
-    fn in_transaction(&mut self, jobs: &[Job]) -> Result<Vec<Answer>, StoreError> {
+    fn in_transaction(&mut self, jobs: &[Job]) -> Result<Vec<Answer>, Failed> {
         let writes = jobs.iter().any(|job| !matches!(job.op, Op::Load(_)));
         let behavior = if writes { TransactionBehavior::Immediate } else { TransactionBehavior::Deferred };
-        let transaction = self.connection.transaction_with_behavior(behavior).map_err(backend)?;
+        let transaction =
+            self.connection.transaction_with_behavior(behavior).map_err(|error| Failed::Begin(backend(error)))?;
         let mut answers = Vec::with_capacity(jobs.len());
         for job in jobs {
-            answers.push(execute(&transaction, &self.select, &job.op)?);
+            answers.push(execute(&transaction, &self.select, &job.op).map_err(Failed::Statement)?);
         }
-        transaction.commit().map_err(backend)?;
+        transaction.commit().map_err(|error| Failed::Statement(backend(error)))?;
         Ok(answers)
     }
 

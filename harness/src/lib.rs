@@ -18,11 +18,17 @@
 //! | [`report`] | human-readable output |
 //! | [`timeline`] | one run as a stable text timeline (snapshots, `repro`) |
 //! | [`mutation`] | runs the suite against every known-bad executor: which check catches which bug |
+//! | [`protocol`] | the adapter protocol `callproof/1` (docs/protocol.md): JSON lines over stdio |
+//! | [`process`] | executors as processes speaking the protocol: start, correlate, kill, restart |
+//! | [`conform`] | the suite against one executor for CI: statuses, baseline, JSON and JUnit reports, exit codes |
 
 pub mod checks;
+pub mod conform;
 pub mod corpus;
 pub mod mock;
 pub mod mutation;
+pub mod process;
+pub mod protocol;
 pub mod report;
 pub mod runner;
 pub mod scenario;
@@ -35,3 +41,5 @@ pub mod world;
 
 /// The malformed corpus as shipped, embedded so the harness runs anywhere.
 pub const EMBEDDED_CORPUS: &str = include_str!("../../scenarios/corpus/malformed.toml");
+
+pub use conform::{assert_conforms, conform_subject};

@@ -6,7 +6,7 @@ use callproof_harness::runner::Runner;
 use callproof_harness::scenario::Scenario;
 use callproof_harness::subject::InProcess;
 use callproof_harness::suite::{self, Suite};
-use callproof_harness::{mutation, report};
+use callproof_harness::{conform, mutation, report};
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -53,13 +53,61 @@ enum Command {
         #[arg(long, default_value_t = 8)]
         jobs: usize,
     },
+    /// Run the suite against an executor process speaking the adapter protocol (docs/protocol.md).
+    ///
+    /// Exit codes: 0 every required check passed; 1 check failures or a stale baseline; 2 usage or
+    /// configuration error; 3 the executor could not be started or broke the protocol.
+    Conform {
+        /// Scenario files or folders (default: scenarios/).
+        paths: Vec<PathBuf>,
+        /// The executor command, e.g. "target/debug/callproof-executor --stdio --store memory".
+        #[arg(long)]
+        executor: String,
+        /// Which checks are required: `must` (MUST checks only) or `all`.
+        #[arg(long, default_value = "must")]
+        profile: String,
+        /// `human` or `json` (the report schema is docs/report.schema.json).
+        #[arg(long, default_value = "human")]
+        format: String,
+        /// Also write the report as JUnit XML to this file.
+        #[arg(long)]
+        junit: Option<PathBuf>,
+        /// Expected failures, one `SCENARIO [CHECK]` per line (see docs/conform.md).
+        #[arg(long)]
+        baseline: Option<PathBuf>,
+        /// Only these checks (repeat, or separate with commas).
+        #[arg(long, value_delimiter = ',')]
+        only: Vec<String>,
+        /// Run only the k-th of n slices of the suite: `k/n`.
+        #[arg(long)]
+        partition: Option<String>,
+        /// Scenarios run at once.
+        #[arg(long, default_value_t = 4)]
+        jobs: usize,
+    },
     /// List the checks with their level, rule and seed reference.
     Checks,
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) => {
+            let code = error.exit_code();
+            let _ = error.print();
+            if code != 0 {
+                let first = error.to_string().lines().next().unwrap_or_default().to_owned();
+                eprintln!("{}", conform::command::usage_line(&first));
+            }
+            return ExitCode::from(u8::try_from(code).unwrap_or(2));
+        }
+    };
     let result = match cli.command {
+        Command::Conform { paths, executor, profile, format, junit, baseline, only, partition, jobs } => {
+            let args =
+                conform::command::Args { paths, executor, profile, format, junit, baseline, only, partition, jobs };
+            Ok(ExitCode::from(conform::command::main(args)))
+        }
         Command::Checks => {
             for check in checks::all() {
                 println!("{:<34} {:<6} {}  ({})", check.id, check.level.as_str(), check.rule, check.seed_ref);

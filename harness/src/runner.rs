@@ -395,9 +395,12 @@ impl Session<'_> {
         };
         let mut kills = world.kills();
         let kills_before = *kills.borrow();
+        let answer_kills_before = world.answer_kills();
         let started_ms = world.now_ms();
         let answer = tokio::select! {
             answered = tokio::time::timeout(budget + HARD_MARGIN, self.subject.execute(submitted)) => match answered {
+                // A kill_before_answer fault fired: the subject dies as its answer arrives, unseen.
+                Ok(Ok(_)) if world.answer_kills() > answer_kills_before => Answer::Killed,
                 Ok(Ok(envelope)) => Answer::Envelope(envelope),
                 Ok(Err(error)) => Answer::Broken(error.0),
                 Err(_) => Answer::NoAnswer,

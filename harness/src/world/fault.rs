@@ -62,6 +62,9 @@ pub enum FaultKind {
     /// Kill the subject when its side-effecting request arrives, before the downstream commits anything: the
     /// executor has claimed the key and sent, nothing was applied.
     KillAfterClaim,
+    /// Commit and answer normally, then kill the subject when its answer to the call arrives, before the caller
+    /// sees it: the executor has recorded the outcome and dies before answering.
+    KillBeforeAnswer,
     /// Not a downstream fault: the subject's idempotency store fails for the whole step (in-process subjects).
     StoreOutage,
     /// Hold matching requests until `count` are in flight (or `timeout_ms` passes), then release them together.
@@ -93,6 +96,11 @@ impl FaultKind {
         matches!(self, FaultKind::KillAfterCommit | FaultKind::KillAfterClaim)
     }
 
+    /// Whether the fault kills the subject at some point (a crash scenario), including after it answered.
+    pub fn crashes(&self) -> bool {
+        self.kills() || matches!(self, FaultKind::KillBeforeAnswer)
+    }
+
     /// The fault's name, as written in scenario files.
     pub fn name(&self) -> &'static str {
         match self {
@@ -106,6 +114,7 @@ impl FaultKind {
             FaultKind::LeakBait => "leak_bait",
             FaultKind::KillAfterCommit => "kill_after_commit",
             FaultKind::KillAfterClaim => "kill_after_claim",
+            FaultKind::KillBeforeAnswer => "kill_before_answer",
             FaultKind::StoreOutage => "store_outage",
             FaultKind::HoldUntil { .. } => "hold_until",
         }

@@ -68,6 +68,7 @@ pub struct World {
     origin: Instant,
     state: Mutex<State>,
     kills: tokio::sync::watch::Sender<u64>,
+    answer_kills: std::sync::atomic::AtomicU64,
 }
 
 #[derive(Debug)]
@@ -106,6 +107,7 @@ impl World {
         World {
             origin,
             kills: tokio::sync::watch::Sender::new(0),
+            answer_kills: std::sync::atomic::AtomicU64::new(0),
             state: Mutex::new(State {
                 behaviour,
                 orders: fixtures.orders.iter().map(|order| (order.order_id.clone(), order.clone())).collect(),
@@ -149,6 +151,11 @@ impl World {
     /// Counts the kills faults have asked for; the runner watches it and kills the subject.
     pub fn kills(&self) -> tokio::sync::watch::Receiver<u64> {
         self.kills.subscribe()
+    }
+
+    /// Counts the `kill_before_answer` faults that fired; an answer that arrives after one is never seen.
+    pub fn answer_kills(&self) -> u64 {
+        self.answer_kills.load(std::sync::atomic::Ordering::Acquire)
     }
 
     /// Every request so far.
@@ -228,6 +235,9 @@ impl World {
         match &fault {
             Some((_, _, FaultKind::CommitThenDelay { ms })) => delay = Duration::from_millis(*ms),
             Some((_, _, FaultKind::CommitThenDrop)) => drop_connection = true,
+            Some((_, _, FaultKind::KillBeforeAnswer)) => {
+                self.answer_kills.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+            }
             Some((_, _, kind)) if kind.kills() => {
                 delay = KILL_HOLD;
                 self.kills.send_modify(|kills| *kills += 1);

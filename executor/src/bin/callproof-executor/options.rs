@@ -1,0 +1,118 @@
+//! The command line of `callproof-executor`.
+//!
+//! Rule enforced here: a wrong option is an error with the usage text, never a silent default.
+
+use callproof_executor::mutants::{self, Mutant};
+use std::path::PathBuf;
+
+pub(crate) const USAGE: &str = "\
+usage: callproof-executor --stdio [--store STORE] [--namespace NAME] [--mutant NAME]
+
+Serves the callproof conformance app as the reference executor, speaking the adapter protocol callproof/1
+(docs/protocol.md) as JSON lines on stdin and stdout. Logs go to stderr.
+
+  --stdio           serve the protocol on stdin/stdout (the only transport)
+  --store STORE     the idempotency store (default sqlite:callproof-executor.sqlite3):
+                      memory                 in this process only; lost when the process dies
+                      sqlite:PATH            one SQLite file, durable
+                      postgres:URL           PostgreSQL, shared by replicas (URL: postgres://user@host:port/db)
+                      redis:URL              Redis, shared by replicas (URL: redis://host:port/db)
+  --namespace NAME  PostgreSQL schema or Redis key prefix (default callproof)
+  --mutant NAME     run a known-bad variant of the reference executor (see `callproof mutants`)
+  --help, --version
+";
+
+/// Where idempotency records live.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum StoreChoice {
+    Memory,
+    Sqlite(PathBuf),
+    Postgres(String),
+    Redis(String),
+}
+
+impl StoreChoice {
+    fn parse(text: &str) -> Result<StoreChoice, String> {
+        if text == "memory" {
+            return Ok(StoreChoice::Memory);
+        }
+        if text.starts_with("postgres://") || text.starts_with("postgresql://") {
+            return Ok(StoreChoice::Postgres(text.to_owned()));
+        }
+        if text.starts_with("redis://") {
+            return Ok(StoreChoice::Redis(text.to_owned()));
+        }
+        match text.split_once(':') {
+            Some(("sqlite", path)) if !path.is_empty() => Ok(StoreChoice::Sqlite(PathBuf::from(path))),
+            Some(("postgres", url)) if !url.is_empty() => Ok(StoreChoice::Postgres(url.to_owned())),
+            Some(("redis", url)) if !url.is_empty() => Ok(StoreChoice::Redis(url.to_owned())),
+            _ => Err(format!("--store {text:?}: use memory, sqlite:PATH, postgres:URL or redis:URL")),
+        }
+    }
+
+    /// For logs: the choice without a password.
+    pub(crate) fn shown(&self) -> String {
+        match self {
+            StoreChoice::Memory => "memory".to_owned(),
+            StoreChoice::Sqlite(path) => format!("sqlite:{}", path.display()),
+            StoreChoice::Postgres(url) => format!("postgres:{}", without_password(url)),
+            StoreChoice::Redis(url) => format!("redis:{}", without_password(url)),
+        }
+    }
+}
+
+fn without_password(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(scheme), Some(at)) if at > scheme => {
+            let user = url[scheme + 3..at].split(':').next().unwrap_or_default();
+            format!("{}{user}{}", &url[..scheme + 3], &url[at..])
+        }
+        _ => url.to_owned(),
+    }
+}
+
+pub(crate) struct Options {
+    pub(crate) store: StoreChoice,
+    pub(crate) namespace: String,
+    pub(crate) mutant: Option<Mutant>,
+}
+
+pub(crate) enum Parsed {
+    Run(Options),
+    Help,
+    Version,
+}
+
+pub(crate) fn parse(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> {
+    let mut stdio = false;
+    let mut store = StoreChoice::Sqlite(PathBuf::from("callproof-executor.sqlite3"));
+    let mut namespace = "callproof".to_owned();
+    let mut mutant = None;
+    while let Some(arg) = args.next() {
+        let (name, inline) = match arg.split_once('=') {
+            Some((name, value)) if name.starts_with("--") => (name.to_owned(), Some(value.to_owned())),
+            _ => (arg.clone(), None),
+        };
+        let mut value = |name: &str| inline.clone().or_else(|| args.next()).ok_or(format!("{name} needs a value"));
+        match name.as_str() {
+            "--stdio" => stdio = true,
+            "--store" => store = StoreChoice::parse(&value("--store")?)?,
+            "--namespace" => namespace = value("--namespace")?,
+            "--mutant" => {
+                let name = value("--mutant")?;
+                let names: Vec<&str> = mutants::ALL.iter().map(|mutant| mutant.name).collect();
+                mutant = Some(
+                    mutants::by_name(&name)
+                        .ok_or_else(|| format!("unknown mutant {name:?}; known: {}", names.join(", ")))?,
+                );
+            }
+            "--help" | "-h" => return Ok(Parsed::Help),
+            "--version" | "-V" => return Ok(Parsed::Version),
+            other => return Err(format!("unknown argument {other:?}")),
+        }
+    }
+    if !stdio {
+        return Err("say --stdio: the adapter protocol over stdin/stdout is the only transport".to_owned());
+    }
+    Ok(Parsed::Run(Options { store, namespace, mutant }))
+}

@@ -1,0 +1,67 @@
+//! The conform report as JUnit XML, for CI dashboards.
+//!
+//! Rule enforced here: one test suite per scenario, one test case per check that had something to judge
+//! (checks with nothing to judge are left out, so dashboards are not flooded with skips); a failure carries
+//! the violations and their evidence; an expected failure is a skipped case that says why; a scenario that
+//! was not run is one skipped case; a protocol break is an error case.
+
+use super::report::{Report, Status};
+use quick_junit::{NonSuccessKind, TestCase, TestCaseStatus, TestSuite};
+use std::time::Duration;
+
+/// The JUnit XML text of `report`.
+///
+/// # Errors
+/// When quick-junit cannot serialize it.
+pub fn render(report: &Report) -> Result<String, String> {
+    let mut junit = quick_junit::Report::new(format!("callproof conform {}", report.executor.subject));
+    for scenario in &report.scenarios {
+        let mut suite = TestSuite::new(scenario.id.as_str());
+        suite.set_time(Duration::from_secs_f64(scenario.seconds.max(0.0)));
+        if scenario.protocol_break {
+            let mut status = TestCaseStatus::non_success(NonSuccessKind::Error);
+            status.set_message("the executor broke the protocol").set_type("protocol_break");
+            status.set_description(scenario.reason.clone().unwrap_or_default());
+            let mut case = TestCase::new("protocol", status);
+            case.set_classname(scenario.id.as_str());
+            suite.add_test_case(case);
+        }
+        if scenario.status == Status::Skip && scenario.transcript.is_none() {
+            let mut status = TestCaseStatus::skipped();
+            status.set_message(scenario.reason.clone().unwrap_or_else(|| "not run".to_owned()));
+            let mut case = TestCase::new("scenario", status);
+            case.set_classname(scenario.id.as_str());
+            suite.add_test_case(case);
+        }
+        for check in scenario.checks.iter().filter(|check| check.status != Status::Skip) {
+            let status = match check.status {
+                Status::Pass => TestCaseStatus::success(),
+                Status::Fail => {
+                    let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
+                    let first = check.violations.first().map_or_else(|| check.rule.to_owned(), |v| v.message.clone());
+                    status.set_message(first).set_type(check.level);
+                    let mut description =
+                        format!("{} [{}] {} ({})\n", check.id, check.level, check.rule, check.seed_ref);
+                    for violation in &check.violations {
+                        description.push_str(&format!("\n{}\n", violation.message));
+                        for line in &violation.evidence {
+                            description.push_str(&format!("    {line}\n"));
+                        }
+                    }
+                    status.set_description(description);
+                    status
+                }
+                Status::ExpectedFail | Status::Skip => {
+                    let mut status = TestCaseStatus::skipped();
+                    status.set_message(format!("expected failure: {}", check.reason.clone().unwrap_or_default()));
+                    status
+                }
+            };
+            let mut case = TestCase::new(check.id.as_str(), status);
+            case.set_classname(scenario.id.as_str());
+            suite.add_test_case(case);
+        }
+        junit.add_test_suite(suite);
+    }
+    junit.to_string().map_err(|error| format!("cannot write the JUnit report: {error}"))
+}

@@ -1,0 +1,321 @@
+//! `callproof conform`: the whole scenario suite against one executor, judged for CI.
+//!
+//! Rule enforced here: a run never hangs and never hides a break. Scenarios run a few at a time; the first
+//! protocol break stops new scenarios from starting (they are reported as skipped, naming the break), and the
+//! exit code says what happened: 0 every required check passed, 1 check failures or a stale baseline, 2 usage
+//! or configuration, 3 the executor could not be started or broke the protocol. The selection of scenarios
+//! (`--partition k/n`) and of checks (`--profile`, `--only`) is deterministic.
+
+pub mod baseline;
+pub mod command;
+pub mod junit;
+pub mod report;
+
+pub use baseline::Baseline;
+pub use report::{Report, ScenarioResult, Status};
+
+use crate::checks::{self, Check, Level};
+use crate::corpus::Corpus;
+use crate::runner::Runner;
+use crate::scenario::Scenario;
+use crate::subject::{SubjectFactory, Support};
+use crate::suite::{self, Suite};
+use futures::StreamExt;
+use serde::Serialize;
+use std::path::PathBuf;
+use std::str::FromStr;
+use std::sync::{Arc, Mutex, PoisonError};
+
+/// Which checks are required.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Profile {
+    /// The MUST checks only (the default): SHOULD checks are not judged.
+    #[default]
+    Must,
+    /// Every check, MUST and SHOULD, and every one is required.
+    All,
+}
+
+impl Profile {
+    /// `must` or `all`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Profile::Must => "must",
+            Profile::All => "all",
+        }
+    }
+}
+
+impl FromStr for Profile {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Profile, String> {
+        match text {
+            "must" => Ok(Profile::Must),
+            "all" => Ok(Profile::All),
+            other => Err(format!("unknown profile `{other}`: use must or all")),
+        }
+    }
+}
+
+/// One slice of the suite: scenarios sorted by id, the i-th (from 0) going to slice `i % count + 1`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Partition {
+    /// This slice, from 1.
+    pub index: usize,
+    /// How many slices.
+    pub count: usize,
+}
+
+impl FromStr for Partition {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Partition, String> {
+        let bad = || format!("--partition {text:?}: use k/n with 1 ≤ k ≤ n, e.g. 2/4");
+        let (index, count) = text.split_once('/').ok_or_else(bad)?;
+        let (index, count): (usize, usize) =
+            (index.trim().parse().map_err(|_| bad())?, count.trim().parse().map_err(|_| bad())?);
+        if index == 0 || count == 0 || index > count {
+            return Err(bad());
+        }
+        Ok(Partition { index, count })
+    }
+}
+
+impl std::fmt::Display for Partition {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.index, self.count)
+    }
+}
+
+impl Partition {
+    /// This slice of `scenarios`, sorted by id.
+    pub fn select(&self, mut scenarios: Vec<Scenario>) -> Vec<Scenario> {
+        scenarios.sort_by(|a, b| a.name.cmp(&b.name));
+        scenarios
+            .into_iter()
+            .enumerate()
+            .filter(|(index, _)| index % self.count + 1 == self.index)
+            .map(|(_, s)| s)
+            .collect()
+    }
+}
+
+/// How to run and judge.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// Which checks are required.
+    pub profile: Profile,
+    /// Only these checks (ids); empty means every check of the profile.
+    pub only: Vec<String>,
+    /// One slice of the suite.
+    pub partition: Option<Partition>,
+    /// Expected failures.
+    pub baseline: Baseline,
+    /// Scenarios run at once (0 means the default, 4).
+    pub jobs: usize,
+}
+
+impl Options {
+    /// The checks judged: the profile's, narrowed by `only`.
+    ///
+    /// # Errors
+    /// An unknown check id, or one the profile does not judge.
+    pub fn checks(&self) -> Result<Vec<Check>, String> {
+        let in_profile = |check: &Check| self.profile == Profile::All || check.level == Level::Must;
+        if self.only.is_empty() {
+            return Ok(checks::all().into_iter().filter(in_profile).collect());
+        }
+        self.only
+            .iter()
+            .map(|id| {
+                let check =
+                    checks::by_id(id).ok_or_else(|| format!("unknown check `{id}` (see `callproof checks`)"))?;
+                if in_profile(&check) {
+                    Ok(check)
+                } else {
+                    Err(format!("check `{id}` is a SHOULD check; judge it with --profile all"))
+                }
+            })
+            .collect()
+    }
+}
+
+/// What a run reports while it goes.
+pub trait Progress: Send + Sync {
+    /// A scenario finished (or was skipped).
+    fn finished(&self, result: &ScenarioResult);
+}
+
+impl<F: Fn(&ScenarioResult) + Send + Sync> Progress for F {
+    fn finished(&self, result: &ScenarioResult) {
+        self(result)
+    }
+}
+
+/// Runs `scenarios` against `factory`'s subjects and judges them.
+///
+/// # Errors
+/// A configuration error (exit code 2): an unknown check, a baseline entry that names no scenario or check.
+pub async fn run(
+    factory: Arc<dyn SubjectFactory>,
+    scenarios: Vec<Scenario>,
+    corpus: Arc<Corpus>,
+    options: &Options,
+    capabilities: Option<crate::protocol::Capabilities>,
+    progress: &dyn Progress,
+) -> Result<Report, String> {
+    let checks = options.checks()?;
+    let names: Vec<&str> = scenarios.iter().map(|scenario| scenario.name.as_str()).collect();
+    let ids: Vec<&str> = checks::all().iter().map(|check| check.id).collect();
+    options.baseline.validate(&names, &ids)?;
+    let mut scenarios = match options.partition {
+        Some(partition) => partition.select(scenarios),
+        None => scenarios,
+    };
+    scenarios.sort_by(|a, b| a.name.cmp(&b.name));
+
+    let subject = factory.name();
+    let suite = Suite::new(Runner::new(factory.clone(), corpus.clone()), corpus, checks.clone(), 1);
+    let broken: Mutex<Option<String>> = Mutex::new(None);
+    let jobs = if options.jobs == 0 { 4 } else { options.jobs };
+    let results: Vec<ScenarioResult> = futures::stream::iter(&scenarios)
+        .map(|scenario| {
+            let (suite, checks, broken, factory) = (&suite, &checks, &broken, &factory);
+            async move {
+                let earlier = broken.lock().unwrap_or_else(PoisonError::into_inner).clone();
+                if let Some(earlier) = earlier {
+                    return ScenarioResult::skipped(
+                        scenario,
+                        checks,
+                        format!("not run: the executor broke the protocol in {earlier}"),
+                    );
+                }
+                let support = factory.support(scenario).await;
+                if let Support::Skip(reason) = support {
+                    return ScenarioResult::skipped(scenario, checks, reason);
+                }
+                let run = suite.run_one(scenario).await;
+                let result = ScenarioResult::judged(scenario, run, checks, &support, &options.baseline);
+                if result.protocol_break {
+                    broken.lock().unwrap_or_else(PoisonError::into_inner).get_or_insert_with(|| result.id.clone());
+                }
+                result
+            }
+        })
+        .buffered(jobs)
+        .inspect(|result| progress.finished(result))
+        .collect()
+        .await;
+
+    let stale = report::stale(&options.baseline, &results);
+    Ok(Report {
+        report_version: report::REPORT_VERSION,
+        protocol: crate::protocol::VERSION,
+        harness_version: env!("CARGO_PKG_VERSION"),
+        executor: report::Executor { subject, capabilities },
+        profile: options.profile,
+        checks: checks.iter().map(|check| check.id.to_owned()).collect(),
+        partition: options.partition.map(|partition| partition.to_string()),
+        baseline: options.baseline.path.clone(),
+        verdict: report::verdict(&results, &stale),
+        summary: report::summary(&results, &stale),
+        scenarios: results,
+        stale_baseline: stale,
+    })
+}
+
+/// The scenarios shipped with callproof (the `scenarios/` folder of the harness's source tree).
+///
+/// # Errors
+/// Every scenario that does not load, or a missing folder.
+pub fn shipped_scenarios() -> Result<Vec<Scenario>, String> {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../scenarios");
+    if !root.is_dir() {
+        return Err(format!("{} does not exist: the harness was built without its scenarios", root.display()));
+    }
+    suite::discover(&[root]).map_err(|errors| errors.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n"))
+}
+
+/// The malformed corpus shipped with callproof.
+///
+/// # Errors
+/// When the embedded corpus does not parse (a broken build).
+pub fn shipped_corpus() -> Result<Arc<Corpus>, String> {
+    toml::from_str(crate::EMBEDDED_CORPUS).map(Arc::new).map_err(|error| error.to_string())
+}
+
+/// Runs the shipped suite against an executor of yours, from Rust, and returns the report.
+///
+/// Implement [`SubjectFactory`] for your executor (or use [`crate::subject::InProcess`] or
+/// [`crate::process::ProcessFactory`]), then judge it in your own `cargo test`:
+///
+/// ```no_run
+/// use callproof_harness::conform::{Options, Profile};
+/// use callproof_harness::subject::InProcess;
+/// use std::sync::Arc;
+///
+/// #[tokio::test(flavor = "multi_thread")]
+/// async fn my_executor_conforms() {
+///     let options = Options { profile: Profile::Must, ..Options::default() };
+///     let report = callproof_harness::conform_subject(Arc::new(InProcess::reference()), &options)
+///         .await
+///         .expect("the suite loads");
+///     assert!(report.passed(), "{}", callproof_harness::conform::report::human(&report));
+///     // or, in one line with a readable failure list:
+///     callproof_harness::assert_conforms(Arc::new(InProcess::reference()), &options).await;
+/// }
+/// ```
+///
+/// # Errors
+/// A configuration error: the shipped scenarios do not load, an unknown check, a bad baseline entry.
+pub async fn conform_subject(factory: Arc<dyn SubjectFactory>, options: &Options) -> Result<Report, String> {
+    let scenarios = shipped_scenarios()?;
+    run(factory, scenarios, shipped_corpus()?, options, None, &|_: &ScenarioResult| {}).await
+}
+
+/// [`conform_subject`], panicking with a readable list of every failure unless the run passes.
+///
+/// # Panics
+/// When a required check fails, a baseline entry is stale, the subject breaks, or the options are wrong.
+pub async fn assert_conforms(factory: Arc<dyn SubjectFactory>, options: &Options) {
+    let report = match conform_subject(factory, options).await {
+        Ok(report) => report,
+        Err(error) => panic!("callproof conform could not run: {error}"),
+    };
+    if !report.passed() {
+        let mut text = String::new();
+        for scenario in report.scenarios.iter().filter(|scenario| scenario.status == Status::Fail) {
+            text.push_str(&report::scenario_line(scenario));
+            text.push('\n');
+            text.push_str(&report::scenario_details(scenario));
+        }
+        panic!("callproof conform: {}\n{text}", report.verdict.message);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn partitions_split_the_sorted_suite_round_robin() {
+        assert_eq!("2/3".parse::<Partition>(), Ok(Partition { index: 2, count: 3 }));
+        for bad in ["0/3", "4/3", "3", "a/b", "1/0"] {
+            assert!(bad.parse::<Partition>().is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_must_profile_judges_only_must_checks() {
+        let must = Options::default().checks().expect("checks");
+        assert!(must.iter().all(|check| check.level == Level::Must));
+        let all = Options { profile: Profile::All, ..Options::default() }.checks().expect("checks");
+        assert_eq!(all.len(), checks::all().len());
+        let should = Options { only: vec!["corpus-details".into()], ..Options::default() };
+        assert!(should.checks().expect_err("a SHOULD check").contains("--profile all"));
+        let unknown = Options { only: vec!["nope".into()], ..Options::default() };
+        assert!(unknown.checks().is_err());
+    }
+}

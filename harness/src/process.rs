@@ -1,0 +1,609 @@
+//! Executors as processes: a [`ProcessFactory`] starts the executor command once per scenario and speaks the
+//! adapter protocol (docs/protocol.md) with it over stdio.
+//!
+//! Rule enforced here: a process that breaks the protocol never hangs the harness. Every wait is bounded
+//! (capabilities within the start timeout, each answer within its budget plus a margin), and a break (a line
+//! that is not a protocol message, an answer to an unknown id, an `error` message, silence, an exit) fails
+//! every call in flight and every later call of that process with a [`SubjectError`] that says what happened
+//! and ends with the tail of the process's stderr. Kill faults SIGKILL the process; it is restarted with the
+//! same command and the same session, so a durable store carries its records over.
+
+use crate::protocol::{Capabilities, Execute, FromExecutor, Hello, VERSION, excerpt};
+use crate::scenario::Scenario;
+use crate::subject::{Subject, SubjectCall, SubjectError, SubjectFactory, Support};
+use crate::world::FaultKind;
+use async_trait::async_trait;
+use callproof_executor::app::catalog;
+use serde_json::Value;
+use std::collections::{BTreeMap, VecDeque};
+use std::process::Stdio;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::process::{Child, ChildStdin, Command};
+use tokio::sync::{OnceCell, oneshot};
+
+/// Longest line read from an executor; a longer one is a protocol break, never an unbounded allocation.
+pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
+/// Lines of stderr kept for error messages.
+const STDERR_LINES: usize = 20;
+/// Longest stderr line kept.
+const STDERR_LINE_CHARS: usize = 400;
+
+/// How the harness runs executor processes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProcessOptions {
+    /// How long past a call's budget an answer may come before the process is declared silent. Default 5 s.
+    pub answer_margin: Duration,
+    /// How long a started process may take to answer `hello` with its capabilities. Default 20 s.
+    pub start_timeout: Duration,
+    /// How long a stopped process (stdin closed) may take to exit before it is killed. Default 2 s.
+    pub stop_grace: Duration,
+    /// Extra environment variables for the process.
+    pub env: Vec<(String, String)>,
+}
+
+impl Default for ProcessOptions {
+    fn default() -> ProcessOptions {
+        ProcessOptions {
+            answer_margin: Duration::from_secs(5),
+            start_timeout: Duration::from_secs(20),
+            stop_grace: Duration::from_secs(2),
+            env: Vec::new(),
+        }
+    }
+}
+
+/// Starts one executor process per scenario.
+pub struct ProcessFactory {
+    argv: Vec<String>,
+    options: ProcessOptions,
+    probed: OnceCell<Result<Capabilities, SubjectError>>,
+    sessions: AtomicU64,
+    run: String,
+}
+
+impl ProcessFactory {
+    /// A factory for `command`, split into words like a POSIX shell would (quotes and backslashes, no
+    /// expansions). The program is run directly, not through a shell.
+    ///
+    /// # Errors
+    /// When the command is empty or its quotes do not close.
+    pub fn new(command: &str) -> Result<ProcessFactory, String> {
+        ProcessFactory::from_argv(split_command(command)?)
+    }
+
+    /// A factory for a program and its arguments.
+    ///
+    /// # Errors
+    /// When `argv` is empty.
+    pub fn from_argv(argv: Vec<String>) -> Result<ProcessFactory, String> {
+        if argv.first().is_none_or(String::is_empty) {
+            return Err("the executor command is empty".to_owned());
+        }
+        let nanos =
+            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |since| since.as_nanos());
+        Ok(ProcessFactory {
+            argv,
+            options: ProcessOptions::default(),
+            probed: OnceCell::new(),
+            sessions: AtomicU64::new(1),
+            run: format!("{:x}{:x}", std::process::id(), nanos % 0xffff_ffff),
+        })
+    }
+
+    /// Replaces the options.
+    #[must_use]
+    pub fn with_options(mut self, options: ProcessOptions) -> ProcessFactory {
+        self.options = options;
+        self
+    }
+
+    /// The command, as words.
+    pub fn argv(&self) -> &[String] {
+        &self.argv
+    }
+
+    /// Starts the executor once against no downstream, reads its capabilities and stops it. Cached: later
+    /// calls answer the first result.
+    ///
+    /// # Errors
+    /// [`SubjectError`] when the process cannot be started or does not answer `hello` properly.
+    pub async fn probe(&self) -> Result<Capabilities, SubjectError> {
+        self.probed
+            .get_or_init(|| async {
+                let hello = self.hello("http://127.0.0.1:9", &format!("cp_{}_probe", self.run));
+                let (instance, capabilities) = Instance::spawn(&self.argv, &self.options, &hello).await?;
+                instance.stop(self.options.stop_grace).await;
+                Ok(capabilities)
+            })
+            .await
+            .clone()
+    }
+
+    fn hello(&self, downstream_url: &str, session: &str) -> Hello {
+        Hello {
+            kind: "hello".to_owned(),
+            protocol: VERSION.to_owned(),
+            session: session.to_owned(),
+            downstream_url: downstream_url.to_owned(),
+            catalog: catalog().iter().filter_map(|entry| serde_json::to_value(entry).ok()).collect(),
+        }
+    }
+}
+
+#[async_trait]
+impl SubjectFactory for ProcessFactory {
+    fn name(&self) -> String {
+        self.argv.join(" ")
+    }
+
+    async fn start(&self, downstream_url: &str) -> Result<Arc<dyn Subject>, SubjectError> {
+        let session = format!("cp_{}_{}", self.run, self.sessions.fetch_add(1, Ordering::Relaxed));
+        let hello = self.hello(downstream_url, &session);
+        let (instance, _) = Instance::spawn(&self.argv, &self.options, &hello).await?;
+        Ok(Arc::new(ProcessSubject {
+            argv: self.argv.clone(),
+            options: self.options.clone(),
+            hello,
+            instance: tokio::sync::Mutex::new(Arc::new(instance)),
+        }))
+    }
+
+    async fn support(&self, scenario: &Scenario) -> Support {
+        let faults: Vec<&FaultKind> =
+            scenario.steps.iter().flat_map(|step| step.faults()).map(|fault| &fault.kind).collect();
+        if faults.iter().any(|kind| kind.on_subject()) {
+            return Support::Skip(
+                "store_outage needs control over the executor's idempotency store, which an executor process \
+                 does not offer through the protocol"
+                    .to_owned(),
+            );
+        }
+        let Ok(capabilities) = self.probe().await else { return Support::Full };
+        let missing: Vec<String> = scenario
+            .steps
+            .iter()
+            .filter_map(|step| match step {
+                crate::scenario::Step::Submit(call) | crate::scenario::Step::Burst { call, .. } => call.tool.clone(),
+                _ => None,
+            })
+            .filter(|tool| catalog().iter().any(|entry| &entry.spec.name == tool))
+            .filter(|tool| !capabilities.tools.contains(tool))
+            .collect();
+        if let Some(tool) = missing.first() {
+            return Support::Skip(format!("the executor does not implement `{tool}` (see its capabilities)"));
+        }
+        if faults.iter().any(|kind| kind.crashes()) && !capabilities.has(crate::protocol::DURABLE_STORE) {
+            return Support::ExpectFailure(
+                "the executor's idempotency store does not survive a restart (its capabilities declare no \
+                 durable_store), so a crash can lose a record"
+                    .to_owned(),
+            );
+        }
+        Support::Full
+    }
+}
+
+/// One scenario's executor: the current process, replaced on restart.
+struct ProcessSubject {
+    argv: Vec<String>,
+    options: ProcessOptions,
+    hello: Hello,
+    instance: tokio::sync::Mutex<Arc<Instance>>,
+}
+
+#[async_trait]
+impl Subject for ProcessSubject {
+    async fn execute(&self, call: SubjectCall) -> Result<Value, SubjectError> {
+        let instance = self.instance.lock().await.clone();
+        instance.execute(call, self.options.answer_margin).await
+    }
+
+    async fn restart(&self) -> Result<(), SubjectError> {
+        let mut current = self.instance.lock().await;
+        current.kill().await;
+        let (instance, _) = Instance::spawn(&self.argv, &self.options, &self.hello).await?;
+        *current = Arc::new(instance);
+        Ok(())
+    }
+
+    async fn stop(&self) {
+        let instance = self.instance.lock().await.clone();
+        instance.stop(self.options.stop_grace).await;
+    }
+}
+
+type Pending = BTreeMap<String, oneshot::Sender<Result<Value, String>>>;
+
+/// What the reader and the callers share about one process.
+#[derive(Default)]
+struct Shared {
+    pending: Pending,
+    /// Set once, by the first break; every later call fails with it.
+    broken: Option<String>,
+}
+
+/// One running process.
+struct Instance {
+    child: tokio::sync::Mutex<Child>,
+    stdin: tokio::sync::Mutex<Option<ChildStdin>>,
+    shared: Arc<Mutex<Shared>>,
+    stderr: Arc<Mutex<VecDeque<String>>>,
+    next_id: AtomicU64,
+    reader: tokio::task::JoinHandle<()>,
+}
+
+impl Instance {
+    /// Starts the process, sends `hello` and waits for the capabilities.
+    async fn spawn(
+        argv: &[String],
+        options: &ProcessOptions,
+        hello: &Hello,
+    ) -> Result<(Instance, Capabilities), SubjectError> {
+        let shown = argv.join(" ");
+        let mut command = Command::new(&argv[0]);
+        command
+            .args(&argv[1..])
+            .envs(options.env.iter().map(|(name, value)| (name, value)))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true);
+        let mut child =
+            command.spawn().map_err(|error| SubjectError(format!("cannot start the executor `{shown}`: {error}")))?;
+        let (Some(mut stdin), Some(stdout), Some(stderr_pipe)) =
+            (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        else {
+            return Err(SubjectError("the executor's stdio could not be captured".to_owned()));
+        };
+        let stderr = Arc::new(Mutex::new(VecDeque::new()));
+        tokio::spawn(keep_tail(stderr_pipe, stderr.clone()));
+
+        let mut stdout = BufReader::new(stdout);
+        let first = async {
+            let mut line = serde_json::to_string(hello).map_err(|error| error.to_string())?;
+            line.push('\n');
+            stdin
+                .write_all(line.as_bytes())
+                .await
+                .map_err(|error| format!("cannot write hello to its stdin ({error})"))?;
+            stdin.flush().await.map_err(|error| format!("cannot write hello to its stdin ({error})"))?;
+            match read_line(&mut stdout).await {
+                Ok(Some(line)) => capabilities_of(&line),
+                Ok(None) => Err("it closed its stdout before answering hello".to_owned()),
+                Err(error) => Err(error),
+            }
+        };
+        let capabilities = match tokio::time::timeout(options.start_timeout, first).await {
+            Ok(Ok(capabilities)) => capabilities,
+            Ok(Err(why)) => {
+                let status = exit_status(&mut child, Duration::from_millis(500)).await;
+                let _ = child.start_kill();
+                return Err(SubjectError(with_tail(
+                    &format!("the executor `{shown}` failed to start: {why}{status}"),
+                    &stderr,
+                )));
+            }
+            Err(_) => {
+                let _ = child.start_kill();
+                return Err(SubjectError(with_tail(
+                    &format!(
+                        "the executor `{shown}` sent no capabilities within {} ms of hello",
+                        options.start_timeout.as_millis()
+                    ),
+                    &stderr,
+                )));
+            }
+        };
+
+        let shared = Arc::new(Mutex::new(Shared::default()));
+        let reader = tokio::spawn(read_answers(stdout, shared.clone()));
+        let instance = Instance {
+            child: tokio::sync::Mutex::new(child),
+            stdin: tokio::sync::Mutex::new(Some(stdin)),
+            shared,
+            stderr,
+            next_id: AtomicU64::new(1),
+            reader,
+        };
+        Ok((instance, capabilities))
+    }
+
+    async fn execute(&self, call: SubjectCall, margin: Duration) -> Result<Value, SubjectError> {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed).to_string();
+        let budget = call.budget;
+        let (answer, answered) = oneshot::channel();
+        let broken = {
+            let mut shared = lock(&self.shared);
+            match &shared.broken {
+                Some(why) => Some(why.clone()),
+                None => {
+                    shared.pending.insert(id.clone(), answer);
+                    None
+                }
+            }
+        };
+        if let Some(why) = broken {
+            return Err(self.error(&why).await);
+        }
+        let mut line = serde_json::to_string(&Execute::new(id.clone(), call))
+            .map_err(|error| SubjectError(format!("cannot encode the request: {error}")))?;
+        line.push('\n');
+        let written = {
+            let mut stdin = self.stdin.lock().await;
+            match stdin.as_mut() {
+                Some(stdin) => match stdin.write_all(line.as_bytes()).await {
+                    Ok(()) => stdin.flush().await,
+                    Err(error) => Err(error),
+                },
+                None => Err(std::io::Error::other("stdin is closed")),
+            }
+        };
+        if let Err(error) = written {
+            let why = format!("cannot write request {id} to its stdin ({error})");
+            fail(&self.shared, &why);
+            return Err(self.error(&why).await);
+        }
+        match tokio::time::timeout(budget + margin, answered).await {
+            Ok(Ok(Ok(envelope))) => Ok(envelope),
+            Ok(Ok(Err(why))) => Err(self.error(&why).await),
+            Ok(Err(_)) => Err(self.error("the answer channel closed").await),
+            Err(_) => {
+                let why = format!(
+                    "no answer to request {id} within its budget of {} ms plus {} ms",
+                    budget.as_millis(),
+                    margin.as_millis()
+                );
+                fail(&self.shared, &why);
+                Err(self.error(&why).await)
+            }
+        }
+    }
+
+    /// A [`SubjectError`] for `why`, with the exit status if the process is gone, and the stderr tail.
+    async fn error(&self, why: &str) -> SubjectError {
+        let status = {
+            let mut child = self.child.lock().await;
+            exit_status(&mut child, Duration::from_millis(300)).await
+        };
+        SubjectError(with_tail(&format!("the executor broke the protocol: {why}{status}"), &self.stderr))
+    }
+
+    /// SIGKILL, then reap.
+    async fn kill(&self) {
+        let mut child = self.child.lock().await;
+        let _ = child.kill().await;
+        self.reader.abort();
+    }
+
+    /// Closes stdin, waits up to `grace` for the exit, then kills.
+    async fn stop(&self, grace: Duration) {
+        drop(self.stdin.lock().await.take());
+        let mut child = self.child.lock().await;
+        if tokio::time::timeout(grace, child.wait()).await.is_err() {
+            let _ = child.kill().await;
+        }
+        self.reader.abort();
+    }
+}
+
+impl Drop for Instance {
+    fn drop(&mut self) {
+        self.reader.abort();
+    }
+}
+
+fn lock(shared: &Mutex<Shared>) -> std::sync::MutexGuard<'_, Shared> {
+    shared.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Records the first break and fails every call in flight with it.
+fn fail(shared: &Mutex<Shared>, why: &str) {
+    let mut shared = lock(shared);
+    let why = shared.broken.get_or_insert_with(|| why.to_owned()).clone();
+    for (_, answer) in std::mem::take(&mut shared.pending) {
+        let _ = answer.send(Err(why.clone()));
+    }
+}
+
+async fn read_answers(mut stdout: impl AsyncBufRead + Unpin, shared: Arc<Mutex<Shared>>) {
+    loop {
+        let line = match read_line(&mut stdout).await {
+            Ok(Some(line)) => line,
+            Ok(None) => return fail(&shared, "it closed its stdout (it exited or crashed)"),
+            Err(why) => return fail(&shared, &why),
+        };
+        let message = match FromExecutor::parse(&line) {
+            Ok(message) => message,
+            Err(why) => return fail(&shared, &format!("it wrote {why}: {}", excerpt(&line, 200))),
+        };
+        match message {
+            FromExecutor::Result { id, envelope } => {
+                let waiting = lock(&shared).pending.remove(&id);
+                match waiting {
+                    Some(answer) => {
+                        let _ = answer.send(Ok(envelope));
+                    }
+                    None => return fail(&shared, &format!("it answered id {id:?}, which no open request has")),
+                }
+            }
+            FromExecutor::Error { id, message } => {
+                let about = id.map(|id| format!(" about request {id}")).unwrap_or_default();
+                return fail(&shared, &format!("it reported a protocol error{about}: {}", excerpt(&message, 300)));
+            }
+            FromExecutor::Unexpected(kind) => {
+                return fail(&shared, &format!("it sent a message of type {kind:?} where only results may come"));
+            }
+        }
+    }
+}
+
+fn capabilities_of(line: &str) -> Result<Capabilities, String> {
+    let value: Value = serde_json::from_str(line)
+        .map_err(|error| format!("its first line is not JSON ({error}): {}", excerpt(line, 200)))?;
+    if value["type"] != "capabilities" {
+        return Err(format!("its first line is not a capabilities message: {}", excerpt(line, 200)));
+    }
+    let capabilities: Capabilities =
+        serde_json::from_value(value).map_err(|error| format!("its capabilities do not fit the protocol ({error})"))?;
+    if capabilities.protocol != VERSION {
+        return Err(format!("it speaks protocol {:?}, the harness speaks {VERSION:?}", capabilities.protocol));
+    }
+    Ok(capabilities)
+}
+
+/// One line without its newline; `None` at the end of the stream.
+async fn read_line(reader: &mut (impl AsyncBufRead + Unpin)) -> Result<Option<String>, String> {
+    let mut line = Vec::new();
+    loop {
+        let buffer = reader.fill_buf().await.map_err(|error| format!("reading its stdout failed ({error})"))?;
+        if buffer.is_empty() {
+            return if line.is_empty() { Ok(None) } else { Err("its output ended in the middle of a line".to_owned()) };
+        }
+        let (taken, done) = match buffer.iter().position(|byte| *byte == b'\n') {
+            Some(end) => (end + 1, true),
+            None => (buffer.len(), false),
+        };
+        line.extend_from_slice(&buffer[..taken]);
+        reader.consume(taken);
+        if line.len() > MAX_LINE_BYTES {
+            return Err(format!("it wrote a line longer than {MAX_LINE_BYTES} bytes"));
+        }
+        if done {
+            line.pop();
+            if line.last() == Some(&b'\r') {
+                line.pop();
+            }
+            return String::from_utf8(line).map(Some).map_err(|_| "it wrote a line that is not UTF-8".to_owned());
+        }
+    }
+}
+
+async fn keep_tail(stderr: tokio::process::ChildStderr, tail: Arc<Mutex<VecDeque<String>>>) {
+    let mut lines = BufReader::new(stderr).lines();
+    while let Ok(Some(line)) = lines.next_line().await {
+        let mut tail = tail.lock().unwrap_or_else(PoisonError::into_inner);
+        if tail.len() == STDERR_LINES {
+            tail.pop_front();
+        }
+        tail.push_back(line.chars().take(STDERR_LINE_CHARS).collect());
+    }
+}
+
+fn with_tail(message: &str, tail: &Mutex<VecDeque<String>>) -> String {
+    let tail = tail.lock().unwrap_or_else(PoisonError::into_inner);
+    if tail.is_empty() {
+        format!("{message} (its stderr is empty)")
+    } else {
+        format!(
+            "{message}; the tail of its stderr:\n{}",
+            tail.iter().map(|line| format!("  | {line}")).collect::<Vec<_>>().join("\n")
+        )
+    }
+}
+
+/// `" (it exited with ...)"` when the process is gone within `wait`, else nothing.
+async fn exit_status(child: &mut Child, wait: Duration) -> String {
+    match tokio::time::timeout(wait, child.wait()).await {
+        Ok(Ok(status)) => format!(" (it exited: {status})"),
+        _ => String::new(),
+    }
+}
+
+/// Splits a command line into words: whitespace separates, single quotes keep everything, double quotes keep
+/// everything but `\"` and `\\`, a backslash outside quotes escapes the next character.
+///
+/// # Errors
+/// An unclosed quote or a trailing backslash; an empty command.
+pub fn split_command(command: &str) -> Result<Vec<String>, String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut in_word = false;
+    let mut chars = command.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            ' ' | '\t' | '\n' => {
+                if in_word {
+                    words.push(std::mem::take(&mut word));
+                    in_word = false;
+                }
+            }
+            '\'' => {
+                in_word = true;
+                loop {
+                    match chars.next() {
+                        Some('\'') => break,
+                        Some(c) => word.push(c),
+                        None => return Err(format!("unclosed single quote in `{command}`")),
+                    }
+                }
+            }
+            '"' => {
+                in_word = true;
+                loop {
+                    match chars.next() {
+                        Some('"') => break,
+                        Some('\\') => match chars.next() {
+                            Some(c @ ('"' | '\\' | '$' | '`')) => word.push(c),
+                            Some(c) => {
+                                word.push('\\');
+                                word.push(c);
+                            }
+                            None => return Err(format!("unclosed double quote in `{command}`")),
+                        },
+                        Some(c) => word.push(c),
+                        None => return Err(format!("unclosed double quote in `{command}`")),
+                    }
+                }
+            }
+            '\\' => match chars.next() {
+                Some(c) => {
+                    in_word = true;
+                    word.push(c);
+                }
+                None => return Err(format!("trailing backslash in `{command}`")),
+            },
+            c => {
+                in_word = true;
+                word.push(c);
+            }
+        }
+    }
+    if in_word {
+        words.push(word);
+    }
+    if words.is_empty() {
+        return Err("the executor command is empty".to_owned());
+    }
+    Ok(words)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commands_split_like_a_shell_without_expansions() {
+        assert_eq!(split_command("a  b\tc").expect("split"), ["a", "b", "c"]);
+        assert_eq!(
+            split_command(r#"python3 "my exec.py" --x='a b' c\ d"#).expect("split"),
+            ["python3", "my exec.py", "--x=a b", "c d"]
+        );
+        assert_eq!(split_command(r#""a\"b" '$HOME' "#).expect("split"), ["a\"b", "$HOME"]);
+        assert_eq!(split_command("''").expect("split"), [""]);
+        assert!(split_command("a 'b").is_err());
+        assert!(split_command("   ").is_err());
+    }
+
+    #[tokio::test]
+    async fn lines_are_bounded_and_end_cleanly() {
+        let mut reader = BufReader::new(&b"one\r\ntwo\nthree"[..]);
+        assert_eq!(read_line(&mut reader).await, Ok(Some("one".to_owned())));
+        assert_eq!(read_line(&mut reader).await, Ok(Some("two".to_owned())));
+        assert!(read_line(&mut reader).await.is_err(), "a cut line is a break");
+        let mut empty = BufReader::new(&b""[..]);
+        assert_eq!(read_line(&mut empty).await, Ok(None));
+    }
+}

@@ -122,6 +122,27 @@ impl ProcessFactory {
             .clone()
     }
 
+    /// A session id no other scenario run of this factory uses.
+    pub fn new_session(&self) -> String {
+        format!("cp_{}_{}", self.run, self.sessions.fetch_add(1, Ordering::Relaxed))
+    }
+
+    /// Starts a process in `session`. Two processes started in one session share the records of a durable
+    /// store: replicas of one executor (the race tests use this).
+    ///
+    /// # Errors
+    /// [`SubjectError`] when the process cannot be started or does not answer `hello` properly.
+    pub async fn start_session(&self, downstream_url: &str, session: &str) -> Result<Arc<dyn Subject>, SubjectError> {
+        let hello = self.hello(downstream_url, session);
+        let (instance, _) = Instance::spawn(&self.argv, &self.options, &hello).await?;
+        Ok(Arc::new(ProcessSubject {
+            argv: self.argv.clone(),
+            options: self.options.clone(),
+            hello,
+            instance: tokio::sync::Mutex::new(Arc::new(instance)),
+        }))
+    }
+
     fn hello(&self, downstream_url: &str, session: &str) -> Hello {
         Hello {
             kind: "hello".to_owned(),
@@ -140,15 +161,7 @@ impl SubjectFactory for ProcessFactory {
     }
 
     async fn start(&self, downstream_url: &str) -> Result<Arc<dyn Subject>, SubjectError> {
-        let session = format!("cp_{}_{}", self.run, self.sessions.fetch_add(1, Ordering::Relaxed));
-        let hello = self.hello(downstream_url, &session);
-        let (instance, _) = Instance::spawn(&self.argv, &self.options, &hello).await?;
-        Ok(Arc::new(ProcessSubject {
-            argv: self.argv.clone(),
-            options: self.options.clone(),
-            hello,
-            instance: tokio::sync::Mutex::new(Arc::new(instance)),
-        }))
+        self.start_session(downstream_url, &self.new_session()).await
     }
 
     async fn support(&self, scenario: &Scenario) -> Support {
@@ -231,6 +244,7 @@ struct Instance {
     stdin: tokio::sync::Mutex<Option<ChildStdin>>,
     shared: Arc<Mutex<Shared>>,
     stderr: Arc<Mutex<VecDeque<String>>>,
+    stderr_closed: tokio::sync::watch::Receiver<bool>,
     next_id: AtomicU64,
     reader: tokio::task::JoinHandle<()>,
 }
@@ -259,7 +273,8 @@ impl Instance {
             return Err(SubjectError("the executor's stdio could not be captured".to_owned()));
         };
         let stderr = Arc::new(Mutex::new(VecDeque::new()));
-        tokio::spawn(keep_tail(stderr_pipe, stderr.clone()));
+        let (closed, stderr_closed) = tokio::sync::watch::channel(false);
+        tokio::spawn(keep_tail(stderr_pipe, stderr.clone(), closed));
 
         let mut stdout = BufReader::new(stdout);
         let first = async {
@@ -280,6 +295,7 @@ impl Instance {
             Ok(Ok(capabilities)) => capabilities,
             Ok(Err(why)) => {
                 let status = exit_status(&mut child, Duration::from_millis(500)).await;
+                settle_tail(&stderr_closed, !status.is_empty()).await;
                 let _ = child.start_kill();
                 return Err(SubjectError(with_tail(
                     &format!("the executor `{shown}` failed to start: {why}{status}"),
@@ -305,6 +321,7 @@ impl Instance {
             stdin: tokio::sync::Mutex::new(Some(stdin)),
             shared,
             stderr,
+            stderr_closed,
             next_id: AtomicU64::new(1),
             reader,
         };
@@ -364,10 +381,16 @@ impl Instance {
 
     /// A [`SubjectError`] for `why`, with the exit status if the process is gone, and the stderr tail.
     async fn error(&self, why: &str) -> SubjectError {
+        // A process that broke the protocol is of no further use: kill it, so that its stderr ends and the
+        // tail below is complete.
         let status = {
             let mut child = self.child.lock().await;
-            exit_status(&mut child, Duration::from_millis(300)).await
+            let exited = exit_status(&mut child, Duration::from_millis(300)).await;
+            let _ = child.start_kill();
+            let _ = tokio::time::timeout(Duration::from_millis(500), child.wait()).await;
+            exited
         };
+        settle_tail(&self.stderr_closed, true).await;
         SubjectError(with_tail(&format!("the executor broke the protocol: {why}{status}"), &self.stderr))
     }
 
@@ -481,7 +504,11 @@ async fn read_line(reader: &mut (impl AsyncBufRead + Unpin)) -> Result<Option<St
     }
 }
 
-async fn keep_tail(stderr: tokio::process::ChildStderr, tail: Arc<Mutex<VecDeque<String>>>) {
+async fn keep_tail(
+    stderr: tokio::process::ChildStderr,
+    tail: Arc<Mutex<VecDeque<String>>>,
+    closed: tokio::sync::watch::Sender<bool>,
+) {
     let mut lines = BufReader::new(stderr).lines();
     while let Ok(Some(line)) = lines.next_line().await {
         let mut tail = tail.lock().unwrap_or_else(PoisonError::into_inner);
@@ -489,6 +516,15 @@ async fn keep_tail(stderr: tokio::process::ChildStderr, tail: Arc<Mutex<VecDeque
             tail.pop_front();
         }
         tail.push_back(line.chars().take(STDERR_LINE_CHARS).collect());
+    }
+    closed.send_replace(true);
+}
+
+/// When the process has exited, waits (briefly) until its stderr is read to the end, so the tail is complete.
+async fn settle_tail(closed: &tokio::sync::watch::Receiver<bool>, exited: bool) {
+    if exited {
+        let mut closed = closed.clone();
+        let _ = tokio::time::timeout(Duration::from_millis(500), closed.wait_for(|closed| *closed)).await;
     }
 }
 

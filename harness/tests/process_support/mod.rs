@@ -1,0 +1,204 @@
+//! Shared by the tests that run executors as processes: the reference binary, the `callproof` binary, the
+//! machine's PostgreSQL (with a loud SKIPPED line when it is unreachable), and temporary folders.
+//!
+//! PostgreSQL comes from `CALLPROOF_POSTGRES_URL` (default `postgres://postgres@127.0.0.1:5432/test`); each
+//! test gets a fresh schema, dropped afterwards. When the database cannot be reached the test prints a SKIPPED
+//! line and passes, unless `CALLPROOF_REQUIRE_SERVICES=1`, as the store tests of the executor crate do.
+#![allow(dead_code)]
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// The variable naming the PostgreSQL database.
+pub(crate) const POSTGRES_URL_VAR: &str = "CALLPROOF_POSTGRES_URL";
+/// Set to 1 to fail instead of skipping when a service is unreachable.
+pub(crate) const REQUIRE_VAR: &str = "CALLPROOF_REQUIRE_SERVICES";
+
+/// The repository root.
+pub(crate) fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// The `callproof` binary of this build.
+pub(crate) fn callproof() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_callproof"))
+}
+
+/// The reference executor binary, built once per test process (it belongs to another package, so cargo does
+/// not build it for this package's tests by itself).
+pub(crate) fn executor_binary() -> PathBuf {
+    static BUILT: OnceLock<PathBuf> = OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let status = Command::new(env!("CARGO"))
+                .args(["build", "--quiet", "-p", "callproof-executor", "--bin", "callproof-executor"])
+                .current_dir(repo())
+                .status()
+                .expect("cargo runs");
+            assert!(status.success(), "cargo build of callproof-executor failed");
+            let binary = callproof().with_file_name(format!("callproof-executor{}", std::env::consts::EXE_SUFFIX));
+            assert!(binary.exists(), "{} was not built", binary.display());
+            binary
+        })
+        .clone()
+}
+
+/// `"<reference binary> --stdio <args>"`, quoted for the command splitter.
+pub(crate) fn reference_command(args: &str) -> String {
+    format!("'{}' --stdio {args}", executor_binary().display())
+}
+
+/// What a `callproof` run printed and how it ended.
+#[derive(Debug)]
+pub(crate) struct Ran {
+    /// The exit code.
+    pub(crate) code: i32,
+    /// stdout.
+    pub(crate) stdout: String,
+    /// stderr.
+    pub(crate) stderr: String,
+}
+
+impl Ran {
+    /// The JSON line on stderr that explains a non-zero exit.
+    pub(crate) fn reason(&self) -> serde_json::Value {
+        let line = self.stderr.lines().rev().find(|line| line.starts_with('{')).unwrap_or_else(|| {
+            panic!("no JSON reason line on stderr:\n{}", self.stderr);
+        });
+        serde_json::from_str(line).expect("the reason line is JSON")
+    }
+
+    /// stdout as JSON (with `--format json`).
+    pub(crate) fn report(&self) -> serde_json::Value {
+        serde_json::from_str(&self.stdout)
+            .unwrap_or_else(|error| panic!("stdout is not JSON ({error}):\n{}", self.stdout))
+    }
+}
+
+/// Runs `callproof` with `args` from the repository root.
+pub(crate) fn run_callproof(args: &[&str]) -> Ran {
+    let output = Command::new(callproof()).args(args).current_dir(repo()).output().expect("callproof runs");
+    Ran {
+        code: output.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    }
+}
+
+static SERIAL: AtomicU64 = AtomicU64::new(0);
+
+/// A name no other test of any process on this machine uses (lowercase, a valid PostgreSQL schema).
+pub(crate) fn unique_name(prefix: &str) -> String {
+    let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |since| since.as_nanos());
+    format!("{prefix}_{}_{}_{}", std::process::id(), SERIAL.fetch_add(1, Ordering::Relaxed), nanos % 1_000_000_000)
+}
+
+/// A temporary directory, removed on drop.
+pub(crate) struct TempDir {
+    /// Its path.
+    pub(crate) path: PathBuf,
+}
+
+impl TempDir {
+    /// A new empty directory.
+    pub(crate) fn new() -> TempDir {
+        let path = std::env::temp_dir().join(unique_name("callproof_test"));
+        std::fs::create_dir_all(&path).expect("create a temporary directory");
+        TempDir { path }
+    }
+
+    /// A path inside it.
+    pub(crate) fn join(&self, name: &str) -> PathBuf {
+        self.path.join(name)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.path);
+    }
+}
+
+/// The PostgreSQL URL in use.
+pub(crate) fn postgres_url() -> String {
+    std::env::var(POSTGRES_URL_VAR).unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".to_owned())
+}
+
+fn services_required() -> bool {
+    std::env::var(REQUIRE_VAR).is_ok_and(|value| value == "1")
+}
+
+/// A fresh PostgreSQL schema for the executor processes of one test, dropped on drop.
+pub(crate) struct Postgres {
+    /// The URL.
+    pub(crate) url: String,
+    /// The schema (the executor's `--namespace`).
+    pub(crate) schema: String,
+}
+
+impl Postgres {
+    /// A fresh schema name on a reachable server, or `None` after a SKIPPED line.
+    ///
+    /// # Panics
+    /// When the server is unreachable and `CALLPROOF_REQUIRE_SERVICES=1`.
+    pub(crate) async fn open(test: &str) -> Option<Postgres> {
+        let url = postgres_url();
+        match tokio_postgres::connect(&url, tokio_postgres::NoTls).await {
+            Ok((_client, connection)) => {
+                drop(connection);
+                Some(Postgres { url, schema: unique_name("cp_conform") })
+            }
+            Err(error) => {
+                let shown = without_password(&url);
+                assert!(!services_required(), "PostgreSQL not reachable at {shown} ({error}) and {REQUIRE_VAR}=1");
+                // Straight to the terminal: the test harness captures `eprintln!` of passing tests.
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "SKIPPED: {test}: PostgreSQL not reachable at {shown} ({error}) (set {REQUIRE_VAR}=1 to fail instead)"
+                );
+                None
+            }
+        }
+    }
+
+    /// The executor's store arguments.
+    pub(crate) fn store_args(&self) -> String {
+        format!("--store 'postgres:{}' --namespace {}", self.url, self.schema)
+    }
+}
+
+impl Drop for Postgres {
+    fn drop(&mut self) {
+        let (url, schema) = (self.url.clone(), self.schema.clone());
+        // Drop runs inside the test's runtime, which cannot block on async work: clean up on a thread of its own.
+        let cleanup = std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime");
+            runtime.block_on(async {
+                if let Ok((client, connection)) = tokio_postgres::connect(&url, tokio_postgres::NoTls).await {
+                    tokio::spawn(connection);
+                    let _ = client.batch_execute(&format!("DROP SCHEMA IF EXISTS \"{schema}\" CASCADE")).await;
+                }
+            });
+        });
+        let _ = cleanup.join();
+    }
+}
+
+fn without_password(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(scheme), Some(at)) if at > scheme => {
+            let user = url[scheme + 3..at].split(':').next().unwrap_or_default();
+            format!("{}{user}{}", &url[..scheme + 3], &url[at..])
+        }
+        _ => url.to_owned(),
+    }
+}
+
+/// A fixture file's path.
+pub(crate) fn fixture(path: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(path)
+}

@@ -17,6 +17,7 @@
 //! | [`suite`] | discovers scenarios, runs them, tallies the checks |
 //! | [`report`] | human-readable output |
 //! | [`timeline`] | one run as a stable text timeline (snapshots, `repro`) |
+//! | [`explore`] | generated schedules checked after every step, shrunk to a scenario file on failure |
 //! | [`mutation`] | runs the suite against every known-bad executor: which check catches which bug |
 //! | [`protocol`] | the adapter protocol `callproof/1` (docs/protocol.md): JSON lines over stdio |
 //! | [`process`] | executors as processes speaking the protocol: start, correlate, kill, restart |
@@ -25,6 +26,7 @@
 pub mod checks;
 pub mod conform;
 pub mod corpus;
+pub mod explore;
 pub mod mock;
 pub mod mutation;
 pub mod process;

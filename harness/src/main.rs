@@ -6,7 +6,7 @@ use callproof_harness::runner::Runner;
 use callproof_harness::scenario::Scenario;
 use callproof_harness::subject::InProcess;
 use callproof_harness::suite::{self, Suite};
-use callproof_harness::{conform, mutation, report};
+use callproof_harness::{conform, explore, mutation, report};
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -52,6 +52,27 @@ enum Command {
         /// Scenarios run at once.
         #[arg(long, default_value_t = 8)]
         jobs: usize,
+    },
+    /// Generate schedules, run them in simulation, check after every step; shrink and write what fails.
+    Explore {
+        /// The executor under test: `reference` or `mutant:NAME`.
+        #[arg(long, default_value = "reference")]
+        subject: String,
+        /// The seed (default: from the clock; always printed).
+        #[arg(long)]
+        seed: Option<u64>,
+        /// How many schedules.
+        #[arg(long, default_value_t = 500)]
+        cases: u32,
+        /// Run only the k-th of n slices of the cases: `k/n`.
+        #[arg(long, default_value = "1/1")]
+        partition: String,
+        /// Longest schedule, in moves.
+        #[arg(long, default_value_t = 8)]
+        moves: usize,
+        /// Where to write the minimal scenario of a failure.
+        #[arg(long, default_value = "scenarios/found")]
+        out: PathBuf,
     },
     /// Run the suite against an executor process speaking the adapter protocol (docs/protocol.md).
     ///
@@ -118,6 +139,9 @@ fn main() -> ExitCode {
             run(paths, &checks, jobs, corpus, verbose, &subject)
         }
         Command::Mutants { paths, mutants, jobs } => run_mutants(paths, &mutants, jobs),
+        Command::Explore { subject, seed, cases, partition, moves, out } => {
+            run_explore(&subject, seed, cases, &partition, moves, out)
+        }
     };
     result.unwrap_or_else(|message| {
         eprintln!("callproof: {message}");
@@ -169,6 +193,73 @@ fn run_mutants(paths: Vec<PathBuf>, names: &[String], jobs: usize) -> Result<Exi
         runtime()?.block_on(mutation::run(&scenarios, corpus, jobs, &selected, |name| eprintln!("  ran {name}")));
     print!("{}", mutation::render(&report));
     Ok(if report.holds() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}
+
+fn run_explore(
+    subject: &str,
+    seed: Option<u64>,
+    cases: u32,
+    partition: &str,
+    moves: usize,
+    out: PathBuf,
+) -> Result<ExitCode, String> {
+    let factory = in_process(subject)?;
+    let partition = parse_partition(partition)?;
+    let seed = seed.unwrap_or_else(|| {
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |since| since.as_nanos() as u64)
+    });
+    println!(
+        "callproof explore: subject {subject}, seed {seed}, {cases} cases, partition {}/{}",
+        partition.0, partition.1
+    );
+    let options =
+        explore::Options { subject: Arc::new(factory), seed, cases, partition, max_moves: moves, out: Some(out) };
+    let progress = indicatif::ProgressBar::new(u64::from(cases.div_ceil(partition.1.max(1))));
+    progress.set_style(
+        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} schedules {per_sec} eta {eta}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    let started = std::time::Instant::now();
+    let summary = explore::explore(&options, embedded_corpus()?, |done| progress.set_position(u64::from(done)));
+    progress.finish_and_clear();
+    let seconds = started.elapsed().as_secs_f64();
+    println!(
+        "{} schedules, {} steps in {seconds:.1}s ({:.0} schedules/s)",
+        summary.cases,
+        summary.steps,
+        f64::from(summary.cases) / seconds.max(1e-9)
+    );
+    let Some(found) = summary.found else {
+        println!("no check failed");
+        return Ok(ExitCode::SUCCESS);
+    };
+    println!(
+        "FAIL  `{}` after case {} (shrunk from {} to {} moves)",
+        found.check, found.case, found.moves.0, found.moves.1
+    );
+    for violation in &found.violations {
+        println!("      {}", violation.message);
+        for line in &violation.evidence {
+            println!("          {line}");
+        }
+    }
+    match &found.path {
+        Some(path) => {
+            println!("wrote {}", path.display());
+            println!("replay: callproof run --subject {subject} {}", path.display());
+        }
+        None => print!("{}", found.scenario),
+    }
+    println!("explore again: callproof explore --subject {subject} --seed {seed} --cases {cases}");
+    Ok(ExitCode::FAILURE)
+}
+
+fn parse_partition(text: &str) -> Result<(u32, u32), String> {
+    let parsed = text.split_once('/').and_then(|(k, n)| Some((k.parse::<u32>().ok()?, n.parse::<u32>().ok()?)));
+    match parsed {
+        Some((k, n)) if n >= 1 && (1..=n).contains(&k) => Ok((k, n)),
+        _ => Err(format!("--partition wants k/n with 1 ≤ k ≤ n, got `{text}`")),
+    }
 }
 
 /// `reference` or `mutant:NAME`.

@@ -397,6 +397,7 @@ impl Session<'_> {
         let kills_before = *kills.borrow();
         let answer_kills_before = world.answer_kills();
         let started_ms = world.now_ms();
+        let first_request = world.request_count();
         let answer = tokio::select! {
             answered = tokio::time::timeout(budget + HARD_MARGIN, self.subject.execute(submitted)) => match answered {
                 // A kill_before_answer fault fired: the subject dies as its answer arrives, unseen.
@@ -424,6 +425,8 @@ impl Session<'_> {
             budget_ms: planned.budget_ms,
             started_ms,
             answered_ms: world.now_ms(),
+            first_request,
+            requests_until: world.request_count(),
             answer,
             corpus_case: planned.corpus_case,
             approval_covers,

@@ -2,8 +2,8 @@
 //!
 //! Rule enforced here: checks read only the transcript (calls and their envelopes, downstream requests, the
 //! ledger, and the store records when the subject lets us look). Every downstream request is attributed to
-//! the call that caused it: by `X-Request-Id` when the executor sends its envelope's request id, else by the
-//! time window of the calls in flight.
+//! the call that caused it: by `X-Request-Id` when the executor sends its envelope's request id, else by which
+//! calls were in flight when it arrived (counted in requests, which stays exact when time is paused).
 
 use crate::world::{Effect, RequestRecord};
 use callproof_executor::Arguments;
@@ -60,6 +60,10 @@ pub struct CallRecord {
     pub started_ms: u64,
     /// Answered (ms since the world started).
     pub answered_ms: u64,
+    /// Index of the first downstream request that arrived after the call was sent.
+    pub first_request: usize,
+    /// Number of downstream requests that had arrived when the call was answered.
+    pub requests_until: usize,
     /// The answer.
     pub answer: Answer,
     /// The corpus case it came from, if any.
@@ -212,7 +216,7 @@ impl Transcript {
                 let call = by_id.or_else(|| {
                     let open: Vec<&CallRecord> = calls
                         .iter()
-                        .filter(|call| call.started_ms <= record.at_ms && record.at_ms <= call.answered_ms)
+                        .filter(|call| call.first_request <= record.index && record.index < call.requests_until)
                         .collect();
                     match open.as_slice() {
                         [only] => Some(*only),

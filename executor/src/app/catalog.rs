@@ -42,7 +42,7 @@ pub struct HttpContract {
     pub resource: Option<String>,
     /// How the tool is performed; the arguments are the JSON body of POST and PUT.
     pub invoke: String,
-    /// How an earlier attempt is looked up by its key (`{key}`), for reconciliation.
+    /// How an earlier attempt is looked up by its key (`{idempotency_key}`), for reconciliation.
     #[serde(default)]
     pub status: Option<String>,
 }
@@ -95,6 +95,14 @@ mod tests {
     fn every_catalog_file_parses_and_is_named_after_its_tool() {
         for ((file, _), entry) in FILES.iter().zip(catalog()) {
             assert_eq!(*file, entry.spec.name);
+        }
+    }
+
+    #[test]
+    fn no_argument_is_named_like_the_idempotency_key_placeholder() {
+        for entry in catalog() {
+            let properties = entry.spec.input_schema["properties"].as_object().cloned().unwrap_or_default();
+            assert!(!properties.contains_key("idempotency_key"), "{}", entry.spec.name);
         }
     }
 

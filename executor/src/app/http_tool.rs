@@ -169,7 +169,8 @@ impl Tool for HttpTool {
     }
 }
 
-/// Expands `"METHOD /path/{argument}?q={argument}"`; `{key}` is the idempotency key. POST and PUT send the
+/// Expands `"METHOD /path/{argument}?q={argument}"`; `{idempotency_key}` is the idempotency key (a name no
+/// argument of the catalog uses). POST and PUT send the
 /// arguments as the JSON body.
 pub(crate) fn build_request(template: &str, arguments: &Value, ctx: &ToolContext<'_>) -> HttpRequest {
     let (method, path) = template.split_once(' ').unwrap_or(("GET", template));
@@ -180,7 +181,7 @@ pub(crate) fn build_request(template: &str, arguments: &Value, ctx: &ToolContext
         let Some(close) = rest[open..].find('}') else { break };
         let name = &rest[open + 1..open + close];
         let value = match name {
-            "key" => ctx.idempotency_key.map(str::to_owned).unwrap_or_default(),
+            "idempotency_key" => ctx.idempotency_key.map(str::to_owned).unwrap_or_default(),
             _ => match arguments.get(name) {
                 Some(Value::String(text)) => text.clone(),
                 Some(Value::Null) | None => String::new(),

@@ -198,6 +198,15 @@ fn burst_single_execution(context: &Context<'_>) -> Outcome {
         if calls.len() < 2 || !context.has_side_effect(&operation.tool) {
             continue;
         }
+        // A fault that fails the execution (anything but holding requests back) lets a duplicate legitimately
+        // take over (a retry after a known failure, a reconciliation after an unknown one): such bursts are
+        // judged by the effect checks, not by this one.
+        let disturbed = context.transcript.exchanges_of_op(op).any(|exchange| {
+            exchange.record.fault.as_ref().is_some_and(|(_, fault)| fault != "hold_until")
+        });
+        if disturbed {
+            continue;
+        }
         applicable = true;
         let sends = context.transcript.exchanges_of_op(op).filter(|exchange| exchange.record.side_effect).count();
         if sends > 1 {
@@ -235,19 +244,32 @@ fn conflict_on_changed_arguments(context: &Context<'_>) -> Outcome {
     let mut violations = Vec::new();
     let mut applicable = false;
     for call in context.transcript.calls.iter().filter(|call| call.action == "changed") {
+        // Only a business request an earlier call recorded (got past authorization) can conflict; a changed
+        // call refused for its own input or authorization never gets as far as the record.
+        let operation = &context.transcript.operations[call.op];
+        if !context.has_side_effect(&operation.tool) {
+            continue;
+        }
+        let recorded = operation.calls.iter().take_while(|earlier| **earlier != call.index).any(|earlier| {
+            let earlier = &context.transcript.calls[*earlier];
+            match earlier.code().and_then(category) {
+                Some(Category::Input | Category::Protocol | Category::Authorization) => false,
+                Some(_) => true,
+                None => earlier.ok() || context.transcript.exchanges_of_call(earlier.index).any(|exchange| exchange.record.side_effect),
+            }
+        });
+        let refused_first = matches!(call.code().and_then(category), Some(Category::Input | Category::Protocol | Category::Authorization));
+        if !recorded || refused_first {
+            continue;
+        }
         applicable = true;
         if call.code() != Some("idempotency_conflict") {
             violations.push(Violation {
-                message: format!(
-                    "changed arguments under one business request answered {}",
-                    call.code().unwrap_or("ok")
-                ),
+                message: format!("changed arguments under one business request answered {}", call.code().unwrap_or("ok")),
                 evidence: context.evidence(call),
             });
         }
-        if let Some(exchange) =
-            context.transcript.exchanges_of_call(call.index).find(|exchange| exchange.record.side_effect)
-        {
+        if let Some(exchange) = context.transcript.exchanges_of_call(call.index).find(|exchange| exchange.record.side_effect) {
             violations.push(Violation {
                 message: format!("changed arguments reached the downstream as request #{}", exchange.record.index),
                 evidence: context.evidence(call),

@@ -192,7 +192,7 @@ impl Scenario {
     }
 
     /// Checks references between steps, auth names, codes and ledger names. Returns (step number, message).
-    fn validate(&self) -> Result<(), (usize, String)> {
+    pub(crate) fn validate(&self) -> Result<(), (usize, String)> {
         if self.steps.is_empty() {
             return Err((0, "a scenario needs at least one [[step]]".to_owned()));
         }

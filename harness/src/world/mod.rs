@@ -163,6 +163,11 @@ impl World {
         self.state().requests.clone()
     }
 
+    /// How many requests have arrived so far (the next request's index).
+    pub fn request_count(&self) -> usize {
+        self.state().requests.len()
+    }
+
     /// Every committed effect so far.
     pub fn ledger(&self) -> Vec<Effect> {
         self.state().ledger.clone()

@@ -1,0 +1,220 @@
+//! Exploration: generated schedules over the conformance app, checked after every step, shrunk to a minimal
+//! scenario file when a check fails.
+//!
+//! Rule enforced here: exploration is reproducible. Case `i` of seed `S` is generated from its own RNG seeded
+//! from `(S, i)`, so the same seed gives the same schedules whatever `--cases` or `--partition` say, and runs
+//! in simulation (the world reached without sockets, tokio time paused), so the same schedule gives the same
+//! transcript. What it finds is written as an ordinary scenario that `callproof run` replays over wiremock.
+
+mod schedule;
+
+pub use schedule::{Move, WORLD, schedule, to_toml};
+
+use crate::checks::{self, Check, Context, Outcome, Violation};
+use crate::corpus::Corpus;
+use crate::runner::Runner;
+use crate::scenario::Scenario;
+use crate::subject::SubjectFactory;
+use crate::transcript::Transcript;
+use callproof_executor::app::catalog;
+use callproof_executor::canonical::sha256_hex;
+use proptest::strategy::{Strategy, ValueTree};
+use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// What to explore.
+#[derive(Clone)]
+pub struct Options {
+    /// The executor under test.
+    pub subject: Arc<dyn SubjectFactory>,
+    /// The seed; printed at the start so any run can be replayed.
+    pub seed: u64,
+    /// How many cases.
+    pub cases: u32,
+    /// Run only cases `i` with `i % n == k - 1`: `(k, n)`.
+    pub partition: (u32, u32),
+    /// Longest schedule, in moves.
+    pub max_moves: usize,
+    /// Where found scenarios are written (`None`: not written).
+    pub out: Option<PathBuf>,
+}
+
+/// A failure, shrunk.
+#[derive(Debug, Clone)]
+pub struct Found {
+    /// The case that first failed.
+    pub case: u32,
+    /// The check that failed.
+    pub check: &'static str,
+    /// Its violations on the minimal schedule.
+    pub violations: Vec<Violation>,
+    /// Moves in the original and in the minimal schedule.
+    pub moves: (usize, usize),
+    /// The minimal schedule as scenario TOML.
+    pub scenario: String,
+    /// Where it was written.
+    pub path: Option<PathBuf>,
+}
+
+/// How an exploration went.
+#[derive(Debug, Clone)]
+pub struct Summary {
+    /// Cases run.
+    pub cases: u32,
+    /// Steps run (across all cases, shrinking excluded).
+    pub steps: u64,
+    /// The first failure, shrunk.
+    pub found: Option<Found>,
+}
+
+/// Explores; `progress` is told after each case.
+pub fn explore(options: &Options, corpus: Arc<Corpus>, progress: impl Fn(u32)) -> Summary {
+    let checks: Vec<Check> = checks::all();
+    let explorer = Explorer { runner: Runner::new(options.subject.clone(), corpus.clone()).simulated(), corpus, checks };
+    let (k, n) = options.partition;
+    let mut summary = Summary { cases: 0, steps: 0, found: None };
+    for case in (0..options.cases).filter(|case| n <= 1 || case % n == k.saturating_sub(1)) {
+        let mut tree = case_tree(options.seed, case, options.max_moves);
+        let first = explorer.run(&tree.current());
+        summary.cases += 1;
+        summary.steps += first.steps;
+        progress(summary.cases);
+        let Some((check, _)) = first.failure else { continue };
+        let (moves, violations) = explorer.shrink(&mut tree, check);
+        let original = first.moves;
+        let description = format!(
+            "Found by callproof explore: `{check}` fails for {} (seed {}, case {case}). Shrunk from {original} to {} moves.",
+            options.subject.name(),
+            options.seed,
+            moves.len()
+        );
+        let scenario = to_toml(&moves, &description);
+        let path = options.out.as_deref().and_then(|out| write_found(out, check, &scenario).ok());
+        summary.found = Some(Found { case, check, violations, moves: (original, moves.len()), scenario, path });
+        break;
+    }
+    summary
+}
+
+/// The value tree of case `case` of `seed`.
+pub fn case_tree(seed: u64, case: u32, max_moves: usize) -> Box<dyn ValueTree<Value = Vec<Move>>> {
+    let mut bytes = [0u8; 32];
+    bytes[..8].copy_from_slice(&seed.to_le_bytes());
+    bytes[8..12].copy_from_slice(&case.to_le_bytes());
+    bytes[12..].copy_from_slice(b"callproof-explore-\x01\x02");
+    let rng = TestRng::from_seed(RngAlgorithm::ChaCha, &bytes);
+    let mut runner = TestRunner::new_with_rng(Config::default(), rng);
+    Box::new(schedule(max_moves).new_tree(&mut runner).expect("schedule strategies never reject"))
+}
+
+/// The result of running one schedule.
+pub struct CaseRun {
+    /// The first failing check and the step after which it failed.
+    pub failure: Option<(&'static str, usize)>,
+    /// Its violations.
+    pub violations: Vec<Violation>,
+    /// Steps run.
+    pub steps: u64,
+    /// Moves in the schedule.
+    pub moves: usize,
+    /// The transcript (up to the failure).
+    pub transcript: Option<Transcript>,
+}
+
+struct Explorer {
+    runner: Runner,
+    corpus: Arc<Corpus>,
+    checks: Vec<Check>,
+}
+
+impl Explorer {
+    /// Runs one schedule in simulation, judging after every step; stops at the first failure.
+    fn run(&self, moves: &[Move]) -> CaseRun {
+        let text = to_toml(moves, "exploration");
+        let mut result = CaseRun { failure: None, violations: Vec::new(), steps: 0, moves: moves.len(), transcript: None };
+        let Ok(scenario) = Scenario::parse(&text) else { return result };
+        if scenario.steps.is_empty() {
+            return result;
+        }
+        let runtime = match tokio::runtime::Builder::new_current_thread().enable_time().start_paused(true).build() {
+            Ok(runtime) => runtime,
+            Err(_) => return result,
+        };
+        let catalog = catalog();
+        runtime.block_on(async {
+            let Ok(mut session) = self.runner.start(&scenario).await else { return };
+            for step in 0..scenario.steps.len() {
+                if session.step(step).await.is_err() {
+                    break;
+                }
+                result.steps += 1;
+                let transcript = session.transcript().await;
+                let context = Context { transcript: &transcript, scenario: &scenario, corpus: &self.corpus, catalog: &catalog };
+                for check in &self.checks {
+                    if let Outcome::Fail { violations } = (check.run)(&context) {
+                        result.failure = Some((check.id, step));
+                        result.violations = violations;
+                        break;
+                    }
+                }
+                if result.failure.is_some() {
+                    result.transcript = Some(transcript);
+                    break;
+                }
+            }
+            let transcript = session.finish().await;
+            if result.failure.is_none() {
+                let context = Context { transcript: &transcript, scenario: &scenario, corpus: &self.corpus, catalog: &catalog };
+                for check in &self.checks {
+                    if let Outcome::Fail { violations } = (check.run)(&context) {
+                        result.failure = Some((check.id, scenario.steps.len()));
+                        result.violations = violations;
+                        break;
+                    }
+                }
+            }
+            result.transcript.get_or_insert(transcript);
+        });
+        result
+    }
+
+    /// proptest's shrinking loop: simplify while the same check still fails, complicate back when it stops.
+    fn shrink(&self, tree: &mut Box<dyn ValueTree<Value = Vec<Move>>>, check: &'static str) -> (Vec<Move>, Vec<Violation>) {
+        let mut best = tree.current();
+        let mut violations = self.run(&best).violations;
+        let mut failing = true;
+        for _ in 0..2000 {
+            let moved = if failing { tree.simplify() } else { tree.complicate() };
+            if !moved {
+                break;
+            }
+            let candidate = tree.current();
+            let run = self.run(&candidate);
+            failing = run.failure.is_some_and(|(failed, _)| failed == check);
+            if failing {
+                best = candidate;
+                violations = run.violations;
+            }
+        }
+        (best, violations)
+    }
+}
+
+/// Writes a found scenario as `<out>/<check>-<short hash>.toml`.
+///
+/// # Errors
+/// The I/O error.
+pub fn write_found(out: &Path, check: &str, scenario: &str) -> std::io::Result<PathBuf> {
+    std::fs::create_dir_all(out)?;
+    let path = out.join(format!("{check}-{}.toml", &sha256_hex(scenario.as_bytes())[..8]));
+    std::fs::write(&path, scenario)?;
+    Ok(path)
+}
+
+/// Runs schedule case `case` of `seed` and returns its timeline text (for determinism tests and `--show`).
+pub fn timeline_of_case(subject: Arc<dyn SubjectFactory>, corpus: Arc<Corpus>, seed: u64, case: u32, max_moves: usize) -> String {
+    let explorer = Explorer { runner: Runner::new(subject, corpus.clone()).simulated(), corpus, checks: checks::all() };
+    let moves = case_tree(seed, case, max_moves).current();
+    explorer.run(&moves).transcript.map(|transcript| crate::timeline::text(&transcript)).unwrap_or_default()
+}

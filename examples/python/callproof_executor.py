@@ -406,7 +406,7 @@ class Downstream:
 
         def value_of(match):
             name = match.group(1)
-            value = key if name in ("key", "idempotency_key") else arguments.get(name)
+            value = key if name == "idempotency_key" else arguments.get(name)
             if value is None:
                 value = ""
             elif not isinstance(value, str):

@@ -22,6 +22,7 @@
 //! | [`protocol`] | the adapter protocol `callproof/1` (docs/protocol.md): JSON lines over stdio |
 //! | [`process`] | executors as processes speaking the protocol: start, correlate, kill, restart |
 //! | [`conform`] | the suite against one executor for CI: statuses, baseline, JSON and JUnit reports, exit codes |
+//! | [`repro`] | one scenario's timeline with failed checks marked: text, Mermaid, JSON |
 
 pub mod checks;
 pub mod conform;
@@ -32,6 +33,7 @@ pub mod mutation;
 pub mod process;
 pub mod protocol;
 pub mod report;
+pub mod repro;
 pub mod runner;
 pub mod scenario;
 pub mod sim;

@@ -6,7 +6,7 @@ use callproof_harness::runner::Runner;
 use callproof_harness::scenario::Scenario;
 use callproof_harness::subject::InProcess;
 use callproof_harness::suite::{self, Suite};
-use callproof_harness::{conform, explore, mutation, report};
+use callproof_harness::{conform, explore, mutation, report, repro};
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -74,6 +74,22 @@ enum Command {
         #[arg(long, default_value = "scenarios/found")]
         out: PathBuf,
     },
+    /// Run one scenario and print its timeline, each failed check marked where it failed.
+    ///
+    /// Exit codes: 0 no MUST check failed; 1 one did; 2 usage error; 3 the executor broke.
+    Repro {
+        /// A scenario file, or an id under scenarios/ (e.g. idempotency/duplicate_refund_after_lost_response).
+        scenario: String,
+        /// An executor command speaking the adapter protocol (default: the in-process `--subject`).
+        #[arg(long)]
+        executor: Option<String>,
+        /// Without --executor: `reference`, or `mutant:NAME` for a known-bad one.
+        #[arg(long, default_value = "reference")]
+        subject: String,
+        /// `text`, `mermaid` (a sequenceDiagram that renders on GitHub) or `json`.
+        #[arg(long, default_value = "text")]
+        format: String,
+    },
     /// Run the suite against an executor process speaking the adapter protocol (docs/protocol.md).
     ///
     /// Exit codes: 0 every required check passed; 1 check failures or a stale baseline; 2 usage or
@@ -124,6 +140,9 @@ fn main() -> ExitCode {
         }
     };
     let result = match cli.command {
+        Command::Repro { scenario, executor, subject, format } => {
+            Ok(ExitCode::from(repro::main(repro::Args { scenario, executor, subject, format })))
+        }
         Command::Conform { paths, executor, profile, format, junit, baseline, only, partition, jobs } => {
             let args =
                 conform::command::Args { paths, executor, profile, format, junit, baseline, only, partition, jobs };

@@ -43,7 +43,7 @@ pub fn stable_envelope(envelope: &Value, keys: &mut Keys) -> Value {
     envelope
 }
 
-fn arguments_text(arguments: &Arguments) -> String {
+pub(crate) fn arguments_text(arguments: &Arguments) -> String {
     let text = match arguments {
         Arguments::Raw(text) => text.clone(),
         Arguments::Value(value) => value.to_string(),
@@ -55,7 +55,7 @@ fn arguments_text(arguments: &Arguments) -> String {
     }
 }
 
-fn answer_text(call: &CallRecord, keys: &mut Keys) -> String {
+pub(crate) fn answer_text(call: &CallRecord, keys: &mut Keys) -> String {
     match &call.answer {
         Answer::Envelope(envelope) => stable_envelope(envelope, keys).to_string(),
         Answer::Broken(why) => format!("(subject broke: {why})"),
@@ -64,7 +64,7 @@ fn answer_text(call: &CallRecord, keys: &mut Keys) -> String {
     }
 }
 
-fn exchange_text(exchange: &Exchange, transcript: &Transcript, keys: &mut Keys) -> String {
+pub(crate) fn exchange_text(exchange: &Exchange, transcript: &Transcript, keys: &mut Keys) -> String {
     let record = &exchange.record;
     let mut path = record.path.clone();
     if let Some((_, key)) = path.split_once("idempotency_key=") {
@@ -101,6 +101,57 @@ fn is_duplicate_answer(call: &CallRecord) -> bool {
 
 /// The whole timeline as text.
 pub fn text(transcript: &Transcript) -> String {
+    marked_text(transcript, &[])
+}
+
+/// A failed check, placed at the call where it failed (`None`: the run as a whole, e.g. the ledger).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Mark {
+    /// The check id.
+    pub check: String,
+    /// `MUST` or `SHOULD`.
+    pub level: &'static str,
+    /// What is wrong.
+    pub message: String,
+    /// The call (index into `Transcript::calls`) the violation's evidence names first.
+    pub call: Option<usize>,
+}
+
+/// Places each violation of `verdicts` at the call where it shows: the call of the last committing request
+/// its evidence names, else of the last request, else the last call line; `None` when it names none.
+pub fn marks(transcript: &Transcript, verdicts: &[crate::checks::Verdict]) -> Vec<Mark> {
+    let mut marks = Vec::new();
+    for verdict in verdicts {
+        let crate::checks::Outcome::Fail { violations } = &verdict.outcome else { continue };
+        for violation in violations {
+            let named: Vec<&Exchange> = violation
+                .evidence
+                .iter()
+                .filter_map(|line| transcript.exchanges.iter().find(|exchange| &exchange.line() == line))
+                .filter(|exchange| exchange.call.is_some())
+                .collect();
+            let committing =
+                named.iter().rev().find(|exchange| matches!(exchange.record.handling, Handling::Committed(_)));
+            let call =
+                committing.or(named.last()).and_then(|exchange| exchange.call).or_else(|| {
+                    violation.evidence.iter().rev().find_map(|line| {
+                        transcript.calls.iter().find(|call| &call.line() == line).map(|call| call.index)
+                    })
+                });
+            marks.push(Mark {
+                check: verdict.check.to_owned(),
+                level: verdict.level.as_str(),
+                message: violation.message.clone(),
+                call,
+            });
+        }
+    }
+    marks
+}
+
+/// The timeline as text with each failed check marked (`✗`) under the step where it failed; failures of the
+/// run as a whole come last. With no marks it is exactly [`text`].
+pub fn marked_text(transcript: &Transcript, marks: &[Mark]) -> String {
     let mut keys = Keys::default();
     let mut out = String::new();
     let mut steps: BTreeMap<usize, Vec<&CallRecord>> = BTreeMap::new();
@@ -157,6 +208,11 @@ pub fn text(transcript: &Transcript) -> String {
             let label = if case.is_empty() { String::new() } else { format!("{case}: ") };
             let _ = writeln!(out, "  ⇐ {label}{answer}");
         }
+        for mark in
+            marks.iter().filter(|mark| mark.call.is_some_and(|call| calls.iter().any(|mine| mine.index == call)))
+        {
+            let _ = writeln!(out, "  ✗ {} [{}] {}", mark.check, mark.level, mark.message);
+        }
     }
     let stray: Vec<&Exchange> = transcript.exchanges.iter().filter(|exchange| exchange.call.is_none()).collect();
     if !stray.is_empty() {
@@ -173,5 +229,8 @@ pub fn text(transcript: &Transcript) -> String {
         counts.iter().map(|(kind, ids)| format!("{kind} {} ({})", ids.len(), ids.join(", "))).collect();
     let _ =
         writeln!(out, "ledger: {}", if ledger.is_empty() { "nothing committed".to_owned() } else { ledger.join("; ") });
+    for mark in marks.iter().filter(|mark| mark.call.is_none()) {
+        let _ = writeln!(out, "✗ {} [{}] {}", mark.check, mark.level, mark.message);
+    }
     out
 }

@@ -1,0 +1,362 @@
+//! `callproof repro`: one scenario against one executor, its timeline, and every failed check marked where it
+//! failed, as text, as a Mermaid sequence diagram (it renders on GitHub, so a duplicate-refund bug can be
+//! pasted into an issue), or as JSON.
+//!
+//! Rule enforced here: the diagram is a pure function of the transcript and the verdicts, drawn with the
+//! stable labels of the text timeline (keys `#1`, `#2`, no request ids), so two runs give the same picture.
+
+use crate::checks::{self, Level, Outcome, Verdict};
+use crate::corpus::Corpus;
+use crate::process::ProcessFactory;
+use crate::runner::Runner;
+use crate::scenario::Scenario;
+use crate::subject::{InProcess, SubjectFactory};
+use crate::suite::Suite;
+use crate::timeline::{self, Keys, Mark};
+use crate::transcript::{Answer, CallRecord, Exchange, Transcript};
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
+use std::fmt::Write;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// One reproduced run.
+#[derive(Debug, Clone)]
+pub struct Repro {
+    /// The scenario.
+    pub scenario: Scenario,
+    /// The subject's name.
+    pub subject: String,
+    /// What happened.
+    pub transcript: Transcript,
+    /// Every check's verdict.
+    pub verdicts: Vec<Verdict>,
+    /// The failed checks, placed.
+    pub marks: Vec<Mark>,
+}
+
+impl Repro {
+    /// Whether a MUST check failed.
+    pub fn must_failed(&self) -> bool {
+        self.verdicts
+            .iter()
+            .any(|verdict| verdict.level == Level::Must && matches!(verdict.outcome, Outcome::Fail { .. }))
+    }
+}
+
+/// Runs `scenario` once against a subject of `factory` and judges it with every check.
+///
+/// # Errors
+/// The subject could not be started or restarted.
+pub async fn reproduce(
+    factory: Arc<dyn SubjectFactory>,
+    scenario: &Scenario,
+    corpus: Arc<Corpus>,
+) -> Result<Repro, String> {
+    let subject = factory.name();
+    let suite = Suite::new(Runner::new(factory, corpus.clone()), corpus, checks::all(), 1);
+    let report = suite.run_one(scenario).await;
+    if let Some(error) = report.error {
+        return Err(error);
+    }
+    let transcript = report.transcript.ok_or("the scenario did not run")?;
+    let marks = timeline::marks(&transcript, &report.verdicts);
+    Ok(Repro { scenario: scenario.clone(), subject, transcript, verdicts: report.verdicts, marks })
+}
+
+/// The timeline as text, failed checks marked.
+pub fn text(repro: &Repro) -> String {
+    format!(
+        "{} against {}\n{}",
+        repro.scenario.name,
+        repro.subject,
+        timeline::marked_text(&repro.transcript, &repro.marks)
+    )
+}
+
+/// The run as JSON: the scenario, the subject, the whole transcript, the verdicts and the placed failures.
+pub fn json(repro: &Repro) -> Value {
+    json!({
+        "scenario": repro.scenario.name,
+        "description": repro.scenario.description.trim(),
+        "seed_ref": repro.scenario.seed_ref,
+        "subject": repro.subject,
+        "timeline": timeline::marked_text(&repro.transcript, &repro.marks).lines().collect::<Vec<_>>(),
+        "failures": repro.marks,
+        "verdicts": repro.verdicts,
+        "transcript": repro.transcript,
+    })
+}
+
+/// Mermaid text: `;`, `<` and `>` as entity codes (so no `#word;` entity can appear by accident), one line, at
+/// most `max` characters.
+fn escape(text: &str, max: usize) -> String {
+    let mut out = String::new();
+    for (count, c) in text.chars().enumerate() {
+        if count == max {
+            out.push('…');
+            break;
+        }
+        match c {
+            ';' => out.push_str("#59;"),
+            '<' => out.push_str("#60;"),
+            '>' => out.push_str("#62;"),
+            '\n' | '\r' => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn answer_summary(call: &CallRecord) -> String {
+    match &call.answer {
+        Answer::Envelope(envelope) if envelope["ok"] == true => {
+            let mut text = "ok".to_owned();
+            if envelope["meta"]["replayed"] == true {
+                text.push_str(" (replayed)");
+            }
+            if envelope["meta"]["reconciled"] == true {
+                text.push_str(" (reconciled)");
+            }
+            text
+        }
+        Answer::Envelope(envelope) => format!(
+            "{} (retryable={}, {})",
+            envelope["error"]["code"].as_str().unwrap_or("?"),
+            envelope["error"]["retryable"],
+            envelope["error"]["resolution"].as_str().unwrap_or("?")
+        ),
+        Answer::Broken(why) => format!("broke the protocol: {why}"),
+        Answer::NoAnswer => "no answer".to_owned(),
+        Answer::Killed => "killed".to_owned(),
+    }
+}
+
+/// The run as a Mermaid `sequenceDiagram` (Model, Executor, Downstream), with notes for faults, commits,
+/// kills and failed checks.
+pub fn mermaid(repro: &Repro) -> String {
+    let transcript = &repro.transcript;
+    let mut keys = Keys::default();
+    let mut out = String::from(
+        "sequenceDiagram\n    participant M as Model\n    participant E as Executor\n    participant D as Downstream\n",
+    );
+    let _ = writeln!(
+        out,
+        "    Note over M,D: {}",
+        escape(&format!("{} against {}", repro.scenario.name, repro.subject), 150)
+    );
+    let mut steps: BTreeMap<usize, Vec<&CallRecord>> = BTreeMap::new();
+    for call in &transcript.calls {
+        steps.entry(call.step).or_default().push(call);
+    }
+    for (step, calls) in steps {
+        let first = calls[0];
+        let business = first.business_request_id.as_deref().map(|id| format!(", {id}")).unwrap_or_default();
+        let count = if calls.len() > 1 { format!(" ×{}", calls.len()) } else { String::new() };
+        let header = if first.action == "corpus" {
+            format!("step {} corpus: {} malformed calls", step + 1, calls.len())
+        } else {
+            format!(
+                "step {} {} {}{count} ({}, attempt {}{business})",
+                step + 1,
+                first.action,
+                first.tool,
+                first.call_id,
+                first.attempt
+            )
+        };
+        let _ = writeln!(out, "    M->>E: {}", escape(&header, 150));
+        let mine = |exchange: &&Exchange| exchange.call.is_some_and(|call| calls.iter().any(|own| own.index == call));
+        for exchange in transcript.exchanges.iter().filter(mine) {
+            draw_exchange(&mut out, exchange, transcript, &mut keys);
+        }
+        if first.action == "corpus" {
+            let mut codes: BTreeMap<String, usize> = BTreeMap::new();
+            for call in &calls {
+                *codes.entry(call.code().unwrap_or("ok").to_owned()).or_default() += 1;
+            }
+            let summary: Vec<String> = codes.iter().map(|(code, count)| format!("{code} ×{count}")).collect();
+            let _ = writeln!(out, "    E-->>M: {}", escape(&summary.join(", "), 200));
+        } else {
+            for call in &calls {
+                match &call.answer {
+                    Answer::Killed => {
+                        let _ = writeln!(out, "    Note over E: killed (SIGKILL) before answering, then restarted");
+                    }
+                    Answer::Broken(_) | Answer::NoAnswer => {
+                        let _ = writeln!(out, "    E--xM: {}", escape(&answer_summary(call), 150));
+                    }
+                    Answer::Envelope(_) => {
+                        let _ = writeln!(out, "    E-->>M: {}", escape(&answer_summary(call), 150));
+                    }
+                }
+            }
+        }
+        for mark in
+            repro.marks.iter().filter(|mark| mark.call.is_some_and(|call| calls.iter().any(|own| own.index == call)))
+        {
+            let _ = writeln!(
+                out,
+                "    Note over M,E: {}",
+                escape(&format!("❌ {} [{}]: {}", mark.check, mark.level, mark.message), 200)
+            );
+        }
+    }
+    for exchange in transcript.exchanges.iter().filter(|exchange| exchange.call.is_none()) {
+        draw_exchange(&mut out, exchange, transcript, &mut keys);
+    }
+    let mut effects: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for effect in &transcript.ledger {
+        effects.entry(effect.kind.name()).or_default().push(&effect.effect_id);
+    }
+    let ledger: Vec<String> =
+        effects.iter().map(|(kind, ids)| format!("{kind} {} ({})", ids.len(), ids.join(", "))).collect();
+    let ledger = if ledger.is_empty() { "nothing committed".to_owned() } else { ledger.join(", ") };
+    let _ = writeln!(out, "    Note over M,D: {}", escape(&format!("ledger: {ledger}"), 200));
+    for mark in repro.marks.iter().filter(|mark| mark.call.is_none()) {
+        let _ = writeln!(
+            out,
+            "    Note over M,D: {}",
+            escape(&format!("❌ {} [{}]: {}", mark.check, mark.level, mark.message), 200)
+        );
+    }
+    out
+}
+
+fn draw_exchange(out: &mut String, exchange: &Exchange, transcript: &Transcript, keys: &mut Keys) {
+    let record = &exchange.record;
+    let mut request = format!("{} {}", record.method, record.path);
+    if let Some((_, key)) = request.clone().split_once("idempotency_key=") {
+        let key = key.split('&').next().unwrap_or_default().to_owned();
+        request = request.replace(&key, &keys.label(&key));
+    }
+    if let Some(key) = &record.idempotency_key {
+        let _ = write!(request, " key={}", keys.label(key));
+    }
+    let _ = writeln!(out, "    E->>D: {}", escape(&request, 150));
+    if let crate::world::Handling::Committed(index) = record.handling
+        && let Some(effect) = transcript.ledger.get(index)
+    {
+        let _ = writeln!(
+            out,
+            "    Note over D: {}",
+            escape(&format!("committed {} {}", effect.kind.name(), effect.effect_id), 100)
+        );
+    }
+    let fault = record.fault.as_ref().map(|(_, name)| name.as_str());
+    match (fault, record.status) {
+        (Some(name @ ("kill_after_commit" | "kill_after_claim")), _) => {
+            let _ = writeln!(out, "    D--xE: {}", escape(&format!("never answered [{name}]"), 100));
+        }
+        (fault, None) => {
+            let _ =
+                writeln!(out, "    D--xE: {}", escape(&format!("connection dropped [{}]", fault.unwrap_or("?")), 100));
+        }
+        (fault, Some(status)) => {
+            let fault = fault.map(|name| format!(" [{name}]")).unwrap_or_default();
+            let _ = writeln!(out, "    D-->>E: {}", escape(&format!("{status}{fault}"), 100));
+        }
+    }
+}
+
+/// What the command line asked for.
+#[derive(Debug, Clone, Default)]
+pub struct Args {
+    /// A scenario file, or a scenario id under scenarios/ (e.g. `idempotency/duplicate_refund_after_lost_response`).
+    pub scenario: String,
+    /// An executor command (a process speaking the protocol); default: the in-process `subject`.
+    pub executor: Option<String>,
+    /// `reference` or `mutant:NAME`, when no executor command is given.
+    pub subject: String,
+    /// `text`, `mermaid` or `json`.
+    pub format: String,
+}
+
+/// Runs the command; the exit code: 0 no MUST check failed, 1 one did, 2 usage, 3 the executor broke.
+pub fn main(args: Args) -> u8 {
+    let usage = |message: String| {
+        eprintln!("callproof repro: {message}");
+        eprintln!("{}", crate::conform::command::usage_line(&message));
+        2
+    };
+    if !matches!(args.format.as_str(), "text" | "mermaid" | "json") {
+        return usage(format!("unknown format `{}`: use text, mermaid or json", args.format));
+    }
+    let scenario = match load(&args.scenario) {
+        Ok(scenario) => scenario,
+        Err(message) => return usage(message),
+    };
+    let factory: Arc<dyn SubjectFactory> = match (&args.executor, args.subject.split_once(':')) {
+        (Some(command), _) => match ProcessFactory::new(command) {
+            Ok(factory) => Arc::new(factory),
+            Err(message) => return usage(message),
+        },
+        (None, Some(("mutant", name))) => match callproof_executor::mutants::by_name(name) {
+            Some(mutant) => Arc::new(InProcess::mutant(&mutant)),
+            None => return usage(format!("unknown mutant `{name}` (see `callproof mutants --help`)")),
+        },
+        (None, None) if args.subject == "reference" || args.subject.is_empty() => Arc::new(InProcess::reference()),
+        (None, _) => return usage(format!("unknown subject `{}`: use reference or mutant:NAME", args.subject)),
+    };
+    let Ok(corpus) = crate::conform::shipped_corpus() else {
+        return usage("the embedded corpus does not parse".to_owned());
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(runtime) => runtime,
+        Err(error) => return usage(format!("cannot start the async runtime: {error}")),
+    };
+    let repro = match runtime.block_on(reproduce(factory, &scenario, corpus)) {
+        Ok(repro) => repro,
+        Err(error) => {
+            eprintln!("callproof repro: {error}");
+            let line =
+                json!({"callproof": "repro", "exit_code": 3, "reason": "executor_not_started", "message": error});
+            eprintln!("{line}");
+            return 3;
+        }
+    };
+    let output = match args.format.as_str() {
+        "mermaid" => mermaid(&repro),
+        "json" => serde_json::to_string_pretty(&json(&repro)).unwrap_or_default() + "\n",
+        _ => text(&repro),
+    };
+    print!("{output}");
+    let broke = repro.transcript.calls.iter().any(|call| matches!(call.answer, Answer::Broken(_) | Answer::NoAnswer));
+    if broke {
+        3
+    } else if repro.must_failed() {
+        1
+    } else {
+        0
+    }
+}
+
+fn load(name: &str) -> Result<Scenario, String> {
+    let given = PathBuf::from(name);
+    let path = if given.is_file() { given } else { PathBuf::from("scenarios").join(format!("{name}.toml")) };
+    if !path.is_file() {
+        return Err(format!(
+            "no scenario `{name}` (give a file, or an id under scenarios/ run from the repository root)"
+        ));
+    }
+    let root = path
+        .ancestors()
+        .skip(1)
+        .find(|folder| folder.file_name().is_some_and(|folder| folder == "scenarios"))
+        .or_else(|| path.parent())
+        .map(PathBuf::from)
+        .unwrap_or_default();
+    Scenario::load(&path, &root).map_err(|error| error.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mermaid_text_escapes_what_mermaid_would_read_as_syntax() {
+        assert_eq!(escape("key=#1; a<b>", 100), "key=#1#59; a#60;b#62;");
+        assert_eq!(escape("abcdef", 3), "abc…");
+        assert_eq!(escape("two\nlines", 100), "two lines");
+    }
+}

@@ -1,0 +1,89 @@
+//! `callproof repro`: the timeline of one scenario with failed checks marked, as text, Mermaid and JSON.
+
+mod process_support;
+
+use process_support::{reference_command, repo, run_callproof};
+
+const STORY: &str = "idempotency/duplicate_refund_after_lost_response";
+
+#[test]
+fn the_mermaid_repro_of_the_duplicate_refund_draws_every_line_as_mermaid_and_marks_the_bug() {
+    let ran = run_callproof(&["repro", STORY, "--subject", "mutant:unknown-reexecuted", "--format", "mermaid"]);
+    assert_eq!(ran.code, 1, "a MUST check failed: {}", ran.stderr);
+    let mut lines = ran.stdout.lines();
+    assert_eq!(lines.next(), Some("sequenceDiagram"));
+    let statement = |line: &str| {
+        let line = line.strip_prefix("    ").unwrap_or_else(|| panic!("indented: {line:?}"));
+        let text = ["participant ", "Note over M,D: ", "Note over M,E: ", "Note over D: ", "Note over E: "]
+            .iter()
+            .find_map(|prefix| line.strip_prefix(prefix))
+            .or_else(|| {
+                ["M->>E: ", "E->>D: ", "D-->>E: ", "D--xE: ", "E-->>M: ", "E--xM: "]
+                    .iter()
+                    .find_map(|arrow| line.strip_prefix(arrow))
+            })
+            .unwrap_or_else(|| panic!("not a Mermaid statement this diagram uses: {line:?}"));
+        assert!(!text.replace("#59;", "").contains(';'), "an unescaped ';' ends a Mermaid statement: {line:?}");
+        assert!(!text.contains('<') && !text.contains('>'), "{line:?}");
+    };
+    lines.for_each(statement);
+    for needle in [
+        "participant M as Model",
+        "participant E as Executor",
+        "participant D as Downstream",
+        "commit_then_drop",
+        "committed refunds rf_1",
+        "committed refunds rf_2",
+        "❌ single-effect [MUST]",
+        "❌ reconcile-before-resend [MUST]",
+        "ledger: refunds 2",
+    ] {
+        assert!(ran.stdout.contains(needle), "{needle}:\n{}", ran.stdout);
+    }
+    let second_step = ran.stdout.find("step 2 retry").expect("step 2");
+    let bug = ran.stdout.find("❌ single-effect").expect("the mark");
+    assert!(
+        bug > second_step && bug < ran.stdout.find("step 3 retry").expect("step 3"),
+        "marked where the second refund committed"
+    );
+}
+
+#[test]
+fn the_text_repro_of_a_passing_run_is_the_snapshotted_timeline() {
+    let ran = run_callproof(&["repro", STORY]);
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    assert!(!ran.stdout.contains('✗'), "{}", ran.stdout);
+    let snapshot =
+        std::fs::read_to_string(repo().join(format!("snapshots/scenarios/{}.snap", STORY.replace('/', "__"))))
+            .expect("the snapshot");
+    let body = snapshot.splitn(3, "---\n").nth(2).expect("an insta body");
+    let (header, timeline) = ran.stdout.split_once('\n').expect("a header line");
+    assert_eq!(header, format!("{STORY} against reference"));
+    assert_eq!(timeline.trim_end(), body.trim_end());
+}
+
+#[test]
+fn the_json_repro_through_a_process_lists_the_failures_with_the_transcript() {
+    let executor = reference_command("--store memory --mutant unknown-reexecuted");
+    let ran = run_callproof(&["repro", STORY, "--executor", &executor, "--format", "json"]);
+    assert_eq!(ran.code, 1, "{}", ran.stderr);
+    let repro: serde_json::Value = serde_json::from_str(&ran.stdout).expect("JSON");
+    assert_eq!(repro["scenario"], STORY);
+    let failures = repro["failures"].as_array().expect("failures");
+    assert!(failures.iter().any(|mark| mark["check"] == "single-effect" && mark["call"] == 1), "{failures:#?}");
+    assert_eq!(repro["transcript"]["ledger"].as_array().expect("ledger").len(), 2);
+    assert!(
+        repro["timeline"]
+            .as_array()
+            .expect("lines")
+            .iter()
+            .any(|line| line.as_str().is_some_and(|line| line.starts_with("  ✗ single-effect")))
+    );
+}
+
+#[test]
+fn an_unknown_scenario_or_format_is_a_usage_error() {
+    assert_eq!(run_callproof(&["repro", "no/such_scenario"]).code, 2);
+    assert_eq!(run_callproof(&["repro", STORY, "--format", "svg"]).code, 2);
+    assert_eq!(run_callproof(&["repro", STORY, "--subject", "mutant:nope"]).code, 2);
+}

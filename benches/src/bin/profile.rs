@@ -1,0 +1,165 @@
+//! Runs one bench step in a loop, for a profiler: `valgrind --tool=callgrind target/release/profile STEP CASE N`.
+//!
+//! Instruction counts under callgrind are reproducible on a busy machine where wall-clock times are not; divide
+//! the total by N (and subtract a run with N = 0 for the setup) to get instructions per call.
+
+use callproof_benches::{caller, case, floor, input_schema, noop_tools, plain_validator};
+use callproof_executor::ToolCall;
+use callproof_executor::decode::{Limits, decode};
+use callproof_executor::idempotency::{KeyInput, derive_key};
+use serde_json::Value;
+use std::hint::black_box;
+
+fn main() {
+    let arguments: Vec<String> = std::env::args().skip(1).collect();
+    let [step, name, count] = arguments.as_slice() else {
+        eprintln!("usage: profile STEP CASE N   (STEP: parse | parse_is_valid | floor | decode | decode_key)");
+        std::process::exit(2);
+    };
+    let count: u64 = count.parse().expect("N is a number");
+    if step == "claim_complete" || step == "claim_complete_baseline" {
+        claim_complete(
+            name.parse().expect("CASE is the store size for claim_complete"),
+            count,
+            step == "claim_complete",
+        );
+        return;
+    }
+    let case = case(name);
+    let tools = noop_tools();
+    let limits = Limits::default();
+    let validator = plain_validator(&input_schema(case.tool));
+    let auth = caller();
+    let call = ToolCall::raw("call_1", case.tool, case.arguments.clone());
+    let parsed: Value = serde_json::from_str(&case.arguments).unwrap_or(Value::Null);
+    let canonical = callproof_executor::canonical::canonical_json(&parsed);
+    let registered = tools.get(case.tool).expect("a tool of the bench").clone();
+    for _ in 0..count {
+        match step.as_str() {
+            "parse" => {
+                black_box(serde_json::from_str::<Value>(black_box(&case.arguments)).ok());
+            }
+            "parse_is_valid" => {
+                let value: Option<Value> = serde_json::from_str(black_box(&case.arguments)).ok();
+                black_box(value.map(|value| validator.is_valid(&value)));
+            }
+            "floor" => {
+                black_box(floor(black_box(&case.arguments), &validator));
+            }
+            "decode" => {
+                black_box(decode(black_box(&call), &tools, &limits).ok());
+            }
+            "decode_key" => {
+                let decoded = decode(black_box(&call), &tools, &limits).expect("a valid case");
+                let key = derive_key(&KeyInput {
+                    auth: &auth,
+                    tool: &decoded.tool.spec().name,
+                    canonical_arguments: &decoded.canonical,
+                    business_request_id: None,
+                    call_id: &call.call_id,
+                    attempt: 1,
+                });
+                black_box((decoded, key));
+            }
+            "sha256_hex" => {
+                black_box(callproof_executor::canonical::sha256_hex(black_box(case.arguments.as_bytes())));
+            }
+            "canonical" => {
+                black_box(callproof_executor::canonical::canonical_json(black_box(&parsed)));
+            }
+            "sha256_canonical" => {
+                black_box(callproof_executor::canonical::sha256_hex(black_box(canonical.as_bytes())));
+            }
+            "is_valid" => {
+                black_box(registered.input.is_valid(black_box(&parsed)));
+            }
+            "clone_drop" => {
+                black_box(black_box(&parsed).clone());
+            }
+            "strict_parse" => {
+                black_box(callproof_executor::decode::parse_strict(black_box(case.arguments.as_bytes()), 64).ok());
+            }
+            other => panic!("unknown step {other}"),
+        }
+    }
+}
+
+fn claim_complete(size: u64, count: u64, memory_store: bool) {
+    use callproof_executor::canonical::sha256_hex;
+    use callproof_executor::idempotency::{NewRecord, State, Update, Version};
+    use callproof_executor::store::MemoryStore;
+    const CHUNK: u64 = 1_000;
+    let answer = serde_json::json!({"ok": true, "result": {"refund_id": "rf_1", "status": "completed"}});
+    let mut store = MemoryStore::new();
+    let mut baseline: std::sync::Mutex<std::collections::HashMap<String, callproof_executor::idempotency::Record>> =
+        Default::default();
+    let (mut wall, mut cpu, mut faults) = (std::time::Duration::ZERO, 0, 0);
+    let mut done_ops = 0;
+    while done_ops < count {
+        if done_ops % size == 0 {
+            store = MemoryStore::new();
+            baseline = Default::default();
+        }
+        let work: Vec<_> = (done_ops..done_ops + CHUNK)
+            .map(|index| {
+                let new = NewRecord {
+                    key: sha256_hex(format!("bench:{index}").as_bytes()),
+                    fingerprint: sha256_hex(format!("arguments:{index}").as_bytes()),
+                    lease_expires_ms: 2_000,
+                    deadline_ms: 1_000,
+                    now_ms: 0,
+                };
+                let done = Update::settle(&new.clone().into_record(), State::Succeeded, Some(answer.clone()), 10);
+                (new, done)
+            })
+            .collect();
+        let start = std::time::Instant::now();
+        let cpu_start = cpu_ns();
+        let faults_start = minor_faults();
+        let claimed = Version { state: State::InProgress, epoch: 1 };
+        if memory_store {
+            for (new, done) in work {
+                black_box(store.claim_now(&new));
+                black_box(store.compare_and_set_now(&new.key, claimed, done));
+            }
+        } else {
+            for (new, done) in work {
+                let mut map = baseline.lock().expect("unpoisoned");
+                if !map.contains_key(&new.key) {
+                    map.insert(new.key.clone(), new.clone().into_record());
+                }
+                drop(map);
+                let mut map = baseline.lock().expect("unpoisoned");
+                if let Some(record) = map.get_mut(&new.key).filter(|record| record.version() == claimed) {
+                    done.apply_to(record);
+                }
+            }
+        }
+        wall += start.elapsed();
+        cpu += cpu_ns() - cpu_start;
+        faults += minor_faults() - faults_start;
+        done_ops += CHUNK;
+    }
+    eprintln!(
+        "store of {size}: {:?} wall, {} ns on CPU, {:.3} page faults per claim + complete",
+        wall / done_ops as u32,
+        cpu / done_ops,
+        faults as f64 / done_ops as f64
+    );
+}
+
+/// Nanoseconds this thread has run on a CPU (Linux schedstat), to see through a busy machine.
+fn cpu_ns() -> u64 {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|text| text.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0)
+}
+
+/// Minor page faults of this process so far (field 10 of /proc/self/stat).
+fn minor_faults() -> u64 {
+    std::fs::read_to_string("/proc/self/stat")
+        .ok()
+        .and_then(|text| text.rsplit(") ").next()?.split_whitespace().nth(7)?.parse().ok())
+        .unwrap_or(0)
+}

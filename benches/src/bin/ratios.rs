@@ -1,0 +1,246 @@
+//! Prints the ratio table of one benchmark run: `ratios DIR`, where DIR holds `criterion/` (criterion's output
+//! of the decode, idempotency and end_to_end benches) and `python-*.json` (runs of the Python baseline).
+//! `benches/compare.sh` runs everything and then this; the table is Markdown, ready for BENCHMARKS.md.
+//!
+//! Every ratio divides two medians of the same run. When the Python baseline ran more than once, its fastest
+//! median is used, which only ever makes the Rust side look slower.
+
+use serde_json::Value;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+/// Decode cases, in table order, with whether they are accepted.
+const CASES: [(&str, bool); 7] = [
+    ("refund_valid", true),
+    ("refund_invalid_json", false),
+    ("refund_duplicate_key", false),
+    ("refund_string_for_integer", false),
+    ("refund_unknown_field", false),
+    ("order_4k", true),
+    ("order_64k", true),
+];
+
+/// Targets of issue 7.
+const PYTHON_OVER_DECODE_KEY: f64 = 60.0;
+const DECODE_KEY_OVER_FLOOR: f64 = 1.2;
+const STORE_OPS_PER_SECOND: f64 = 2_000_000.0;
+const TWO_THREAD_SCALING: f64 = 1.6;
+
+struct Run {
+    criterion: PathBuf,
+    python: Vec<Value>,
+}
+
+impl Run {
+    fn load(dir: &Path) -> Run {
+        let mut python = Vec::new();
+        if let Ok(entries) = std::fs::read_dir(dir) {
+            let mut files: Vec<PathBuf> = entries.filter_map(|entry| Some(entry.ok()?.path())).collect();
+            files.sort();
+            for file in files {
+                let name = file.file_name().and_then(|name| name.to_str()).unwrap_or_default();
+                if name.starts_with("python") && name.ends_with(".json") {
+                    let text = std::fs::read_to_string(&file).unwrap_or_default();
+                    python.extend(serde_json::from_str::<Value>(&text).ok());
+                }
+            }
+        }
+        Run { criterion: dir.join("criterion"), python }
+    }
+
+    /// Median ns per iteration of criterion bench `group/name`.
+    fn median(&self, group: &str, name: &str) -> Option<f64> {
+        let file = self.criterion.join(group).join(name).join("new").join("estimates.json");
+        let estimates: Value = serde_json::from_str(&std::fs::read_to_string(file).ok()?).ok()?;
+        estimates["median"]["point_estimate"].as_f64()
+    }
+
+    /// The fastest Python median of `case`, in ns.
+    fn python(&self, case: &str) -> Option<f64> {
+        self.python.iter().filter_map(|run| run["cases"][case]["median_ns"].as_f64()).reduce(f64::min)
+    }
+
+    fn python_outcome(&self, case: &str) -> String {
+        self.python.iter().find_map(|run| run["cases"][case]["outcome"].as_str().map(str::to_owned)).unwrap_or_default()
+    }
+}
+
+fn time(ns: Option<f64>) -> String {
+    match ns {
+        None => "–".to_owned(),
+        Some(ns) if ns < 1_000.0 => format!("{ns:.0} ns"),
+        Some(ns) if ns < 1_000_000.0 => format!("{:.2} µs", ns / 1e3),
+        Some(ns) => format!("{:.2} ms", ns / 1e6),
+    }
+}
+
+fn ratio(numerator: Option<f64>, denominator: Option<f64>) -> Option<f64> {
+    Some(numerator? / denominator?)
+}
+
+fn times(value: Option<f64>) -> String {
+    value.map_or("–".to_owned(), |value| format!("{value:.2}×"))
+}
+
+fn verdict(met: Option<bool>) -> &'static str {
+    match met {
+        Some(true) => "met",
+        Some(false) => "MISSED",
+        None => "not measured",
+    }
+}
+
+fn decode_table(run: &Run, out: &mut String) {
+    out.push_str("### Decode (median per call)\n\n");
+    out.push_str(
+        "| case | bytes | Python | serde_json parse | + is_valid | floor | strict decode | decode + key | Python ÷ decode + key | decode + key ÷ floor |\n",
+    );
+    out.push_str("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    for (case, valid) in CASES {
+        let bytes = run.python.iter().find_map(|run| run["cases"][case]["bytes"].as_u64());
+        let python = run.python(case);
+        let decode = run.median("decode", case);
+        let (parse, is_valid, floor, full) = if valid {
+            (
+                run.median("serde_json_parse", case),
+                run.median("parse_is_valid", case),
+                run.median("floor", case),
+                run.median("decode_key", case),
+            )
+        } else {
+            (None, None, None, None)
+        };
+        let python_note = match run.python_outcome(case).as_str() {
+            "ok" if !valid => " (accepts it)",
+            _ => "",
+        };
+        let python_ratio = if valid { ratio(python, full) } else { ratio(python, decode) };
+        let _ = writeln!(
+            out,
+            "| {case} | {} | {}{python_note} | {} | {} | {} | {} | {} | {} | {} |",
+            bytes.map_or("–".to_owned(), |bytes| bytes.to_string()),
+            time(python),
+            time(parse),
+            time(is_valid),
+            time(floor),
+            time(decode),
+            time(full),
+            times(python_ratio),
+            times(ratio(full, floor)),
+        );
+    }
+    out.push_str(
+        "\nFor the rejected cases, the Python ratio is against the strict decode alone (no key is derived).\n\n",
+    );
+}
+
+/// Operations per second of a store bench (its throughput is in elements per iteration).
+fn ops_per_second(run: &Run, name: &str, elements: f64) -> Option<f64> {
+    run.median("claim_complete", name).map(|ns| elements * 1e9 / ns)
+}
+
+fn millions(value: Option<f64>) -> String {
+    value.map_or("–".to_owned(), |value| format!("{:.2} M/s", value / 1e6))
+}
+
+fn store_table(run: &Run, out: &mut String) {
+    out.push_str("### In-memory idempotency store (claim + complete)\n\n");
+    out.push_str("| store | 1 thread | 2 threads, disjoint keys | scaling | 2 threads, same keys |\n");
+    out.push_str("|---|---:|---:|---:|---:|\n");
+    for (store, label) in [("memory_store", "MemoryStore"), ("mutex_hashmap", "Mutex<HashMap> (baseline)")] {
+        let one = ops_per_second(run, &format!("{store}_1_thread"), 1.0);
+        let two = ops_per_second(run, &format!("{store}_2_threads_disjoint"), 2.0);
+        let same = ops_per_second(run, &format!("{store}_2_threads_same_keys"), 1.0);
+        let _ = writeln!(
+            out,
+            "| {label} | {} | {} | {} | {} |",
+            millions(one),
+            millions(two),
+            times(ratio(two, one)),
+            millions(same)
+        );
+    }
+    let one =
+        ratio(ops_per_second(run, "memory_store_1_thread", 1.0), ops_per_second(run, "mutex_hashmap_1_thread", 1.0));
+    let two = ratio(
+        ops_per_second(run, "memory_store_2_threads_disjoint", 2.0),
+        ops_per_second(run, "mutex_hashmap_2_threads_disjoint", 2.0),
+    );
+    let _ = writeln!(out, "\nMemoryStore ÷ baseline: {} on 1 thread, {} on 2 threads.\n", times(one), times(two));
+}
+
+fn end_to_end_table(run: &Run, out: &mut String) {
+    out.push_str("### Executor::execute, refund payload (median per call)\n\n");
+    out.push_str("| path | median | ÷ decode + key |\n|---|---:|---:|\n");
+    let full = run.median("decode_key", "refund_valid");
+    for (name, label) in [
+        ("noop_tool", "no-op tool, in process"),
+        ("replay", "replay of a settled call"),
+        ("wiremock", "conformance app over HTTP (wiremock)"),
+    ] {
+        let median = run.median("execute", name);
+        let _ = writeln!(out, "| {label} | {} | {} |", time(median), times(ratio(median, full)));
+    }
+    out.push('\n');
+}
+
+fn targets(run: &Run, out: &mut String) {
+    let full = run.median("decode_key", "refund_valid");
+    let python = ratio(run.python("refund_valid"), full);
+    let floor = ratio(full, run.median("floor", "refund_valid"));
+    let one = ops_per_second(run, "memory_store_1_thread", 1.0);
+    let scaling = ratio(ops_per_second(run, "memory_store_2_threads_disjoint", 2.0), one);
+    out.push_str(
+        "### Targets (refund payload; store on one and two threads)\n\n| target | measured | |\n|---|---:|---|\n",
+    );
+    let rows = [
+        (
+            format!("decode + key ≥ {PYTHON_OVER_DECODE_KEY}× faster than Python"),
+            times(python),
+            python.map(|r| r >= PYTHON_OVER_DECODE_KEY),
+        ),
+        (
+            format!("decode + key ≤ {DECODE_KEY_OVER_FLOOR}× the floor"),
+            times(floor),
+            floor.map(|r| r <= DECODE_KEY_OVER_FLOOR),
+        ),
+        (
+            "store ≥ 2 M claim + complete per second, 1 thread".to_owned(),
+            millions(one),
+            one.map(|r| r >= STORE_OPS_PER_SECOND),
+        ),
+        (
+            format!("store on 2 threads (disjoint keys) ≥ {TWO_THREAD_SCALING}× 1 thread"),
+            times(scaling),
+            scaling.map(|r| r >= TWO_THREAD_SCALING),
+        ),
+    ];
+    for (target, measured, met) in rows {
+        let _ = writeln!(out, "| {target} | {measured} | {} |", verdict(met));
+    }
+    out.push('\n');
+}
+
+fn main() {
+    let Some(dir) = std::env::args_os().nth(1).map(PathBuf::from) else {
+        eprintln!("usage: ratios DIR   (DIR holds criterion/ and python-*.json; see benches/compare.sh)");
+        std::process::exit(2);
+    };
+    let run = Run::load(&dir);
+    let mut out = String::new();
+    if let Some(python) = run.python.first() {
+        let _ = writeln!(
+            out,
+            "Python {} with jsonschema {}; Python's fastest of {} runs.\n",
+            python["python"].as_str().unwrap_or("?"),
+            python["jsonschema"].as_str().unwrap_or("?"),
+            run.python.len()
+        );
+    }
+    targets(&run, &mut out);
+    decode_table(&run, &mut out);
+    store_table(&run, &mut out);
+    end_to_end_table(&run, &mut out);
+    print!("{out}");
+    let _ = std::fs::write(dir.join("table.md"), &out);
+}

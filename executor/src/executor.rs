@@ -494,14 +494,12 @@ impl Executor {
                         );
                         run.meta.reconciled = true;
                         let envelope = run.envelope(settled.result);
-                        let stored = envelope.to_json();
-                        self.settle_unknown(run, record, settled.state, Some(stored)).await.or_answer(envelope)
+                        self.settle_unknown(run, record, settled.state, Some(envelope)).await
                     }
                     Ok(Ok(Ok(Status::Rejected(rejection)))) => {
                         run.meta.reconciled = true;
                         let envelope = run.fail(business::rejected(&rejection));
-                        let stored = envelope.to_json();
-                        self.settle_unknown(run, record, State::FailedFinal, Some(stored)).await.or_answer(envelope)
+                        self.settle_unknown(run, record, State::FailedFinal, Some(envelope)).await
                     }
                     Ok(Ok(Ok(Status::Pending))) => {
                         Reconciled::Answer(run.fail(in_progress(0).with("reason", "downstream_pending")))
@@ -531,18 +529,22 @@ impl Executor {
         }
     }
 
-    /// Moves an UNKNOWN record to `state`. A lost race means someone else resolved it: claim again.
+    /// Moves an UNKNOWN record to `state`, then either answers with `answer` (the write won) or claims again
+    /// (it lost: someone else resolved the record first, and their outcome is the one to answer with). With no
+    /// `answer`, the caller claims again either way (the record went back to FAILED_RETRYABLE for a retake).
     async fn settle_unknown(
         &self,
         run: &mut Run<'_>,
         record: &Record,
         state: State,
-        outcome: Option<Value>,
+        answer: Option<Envelope>,
     ) -> Reconciled {
+        let outcome = answer.as_ref().map(Envelope::to_json);
         let update = Update::settle(record, state, outcome, self.clock.wall_ms());
-        match self.store.advance(&record.key, record.version(), update).await {
-            Ok(_) => Reconciled::ClaimAgain,
-            Err(_) => Reconciled::Answer(run.fail(store_failed())),
+        match (self.store.advance(&record.key, record.version(), update).await, answer) {
+            (Ok(true), Some(answer)) => Reconciled::Answer(answer),
+            (Ok(_), _) => Reconciled::ClaimAgain,
+            (Err(_), _) => Reconciled::Answer(run.fail(store_failed())),
         }
     }
 
@@ -669,16 +671,6 @@ impl Run<'_> {
         self.trail.arguments_hash = Some(decoded.arguments_hash.clone());
         if config.audit_arguments {
             self.trail.arguments = Some(audited_arguments(config, decoded));
-        }
-    }
-}
-
-impl Reconciled {
-    /// After a successful reconciliation write, answer with `envelope`; after a lost race, claim again.
-    fn or_answer(self, envelope: Envelope) -> Reconciled {
-        match self {
-            Reconciled::ClaimAgain => Reconciled::Answer(envelope),
-            answer @ Reconciled::Answer(_) => answer,
         }
     }
 }

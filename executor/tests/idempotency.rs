@@ -4,8 +4,10 @@
 mod support;
 
 use callproof_executor::Config;
+use callproof_executor::Envelope;
 use callproof_executor::error::Resolution;
-use callproof_executor::idempotency::State;
+use callproof_executor::idempotency::{NewRecord, Record, State, Update, Version};
+use callproof_executor::store::{Claim, MemoryStore, Store, StoreError};
 use callproof_executor::tool::{Failure, Rejection, Status};
 use serde_json::json;
 use std::sync::Arc;
@@ -377,4 +379,61 @@ async fn sixty_four_concurrent_executions_of_one_business_request_invoke_the_too
     }
     assert_eq!(fresh, 1, "exactly one execution answers first-hand");
     assert_eq!(world.tool("refund_order").invocations().len(), 1);
+}
+
+/// A store where another replica settles an UNKNOWN record just before this executor's own compare-and-set
+/// lands, so this executor loses the race.
+struct AnotherReplicaWinsReconciliation {
+    inner: Arc<dyn Store>,
+    winner: Envelope,
+}
+
+#[async_trait::async_trait]
+impl Store for AnotherReplicaWinsReconciliation {
+    async fn claim(&self, new: &NewRecord) -> Result<Claim, StoreError> {
+        self.inner.claim(new).await
+    }
+
+    async fn compare_and_set(&self, key: &str, expected: Version, update: Update) -> Result<bool, StoreError> {
+        if expected.state == State::Unknown && update.state == State::Succeeded {
+            let record = self.inner.load(key).await?.expect("the record exists");
+            let theirs = Update::settle(&record, State::FailedFinal, Some(self.winner.to_json()), update.now_ms);
+            assert!(self.inner.compare_and_set(key, expected, theirs).await?);
+        }
+        self.inner.compare_and_set(key, expected, update).await
+    }
+
+    async fn load(&self, key: &str) -> Result<Option<Record>, StoreError> {
+        self.inner.load(key).await
+    }
+
+    async fn purge_expired(&self, updated_before_ms: u64) -> Result<u64, StoreError> {
+        self.inner.purge_expired(updated_before_ms).await
+    }
+}
+
+#[tokio::test]
+async fn a_reconciliation_that_loses_the_race_answers_what_the_winner_recorded() {
+    let winner = Envelope::failure(
+        callproof_executor::ErrorBody::new(callproof_executor::ErrorCode::BusinessRejected, "closed elsewhere")
+            .with("reason", "order_closed"),
+        callproof_executor::Meta {
+            request_id: "req_other".into(),
+            call_id: "call_other".into(),
+            attempt: 2,
+            idempotency_key: None,
+            replayed: false,
+            reconciled: true,
+        },
+    );
+    let store = Arc::new(AnotherReplicaWinsReconciliation { inner: Arc::new(MemoryStore::new()), winner });
+    let world = World::builder().store(store).build();
+    after_a_lost_refund(&world).await;
+    let result = json!({"refund_id": "rf_downstream", "order_id": "ord_123", "amount": 100, "status": "completed"});
+    world.tool("refund_order").script_status([Ok(Status::Completed(result))]);
+
+    let retry = world.execute(biz(100, "call_2")).await;
+    assert_code(&retry, "business_rejected");
+    assert!(retry.meta.replayed, "the winner's stored answer is replayed: {:#}", retry.to_json());
+    assert_eq!(details(&retry)["reason"], "order_closed");
 }

@@ -11,8 +11,9 @@ fn repo() -> PathBuf {
 }
 
 fn scenario_schema() -> jsonschema::Validator {
-    let schema: Value = serde_json::from_str(&std::fs::read_to_string(repo().join("docs/scenario.schema.json")).expect("read"))
-        .expect("docs/scenario.schema.json is JSON");
+    let schema: Value =
+        serde_json::from_str(&std::fs::read_to_string(repo().join("docs/scenario.schema.json")).expect("read"))
+            .expect("docs/scenario.schema.json is JSON");
     jsonschema::draft202012::options().build(&schema).expect("a valid schema")
 }
 

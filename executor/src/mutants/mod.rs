@@ -28,8 +28,7 @@ pub struct Variant {
 
 impl Variant {
     /// The reference executor.
-    pub const REFERENCE: Variant =
-        Variant { stages: Stages::REFERENCE, store: same, downstream: same, clock: same };
+    pub const REFERENCE: Variant = Variant { stages: Stages::REFERENCE, store: same, downstream: same, clock: same };
 }
 
 fn same<T: ?Sized>(port: Arc<T>) -> Arc<T> {

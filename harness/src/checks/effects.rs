@@ -201,9 +201,10 @@ fn burst_single_execution(context: &Context<'_>) -> Outcome {
         // A fault that fails the execution (anything but holding requests back) lets a duplicate legitimately
         // take over (a retry after a known failure, a reconciliation after an unknown one): such bursts are
         // judged by the effect checks, not by this one.
-        let disturbed = context.transcript.exchanges_of_op(op).any(|exchange| {
-            exchange.record.fault.as_ref().is_some_and(|(_, fault)| fault != "hold_until")
-        });
+        let disturbed = context
+            .transcript
+            .exchanges_of_op(op)
+            .any(|exchange| exchange.record.fault.as_ref().is_some_and(|(_, fault)| fault != "hold_until"));
         if disturbed {
             continue;
         }
@@ -255,21 +256,35 @@ fn conflict_on_changed_arguments(context: &Context<'_>) -> Outcome {
             match earlier.code().and_then(category) {
                 Some(Category::Input | Category::Protocol | Category::Authorization) => false,
                 Some(_) => true,
-                None => earlier.ok() || context.transcript.exchanges_of_call(earlier.index).any(|exchange| exchange.record.side_effect),
+                None => {
+                    earlier.ok()
+                        || context
+                            .transcript
+                            .exchanges_of_call(earlier.index)
+                            .any(|exchange| exchange.record.side_effect)
+                }
             }
         });
-        let refused_first = matches!(call.code().and_then(category), Some(Category::Input | Category::Protocol | Category::Authorization));
+        let refused_first = matches!(
+            call.code().and_then(category),
+            Some(Category::Input | Category::Protocol | Category::Authorization)
+        );
         if !recorded || refused_first {
             continue;
         }
         applicable = true;
         if call.code() != Some("idempotency_conflict") {
             violations.push(Violation {
-                message: format!("changed arguments under one business request answered {}", call.code().unwrap_or("ok")),
+                message: format!(
+                    "changed arguments under one business request answered {}",
+                    call.code().unwrap_or("ok")
+                ),
                 evidence: context.evidence(call),
             });
         }
-        if let Some(exchange) = context.transcript.exchanges_of_call(call.index).find(|exchange| exchange.record.side_effect) {
+        if let Some(exchange) =
+            context.transcript.exchanges_of_call(call.index).find(|exchange| exchange.record.side_effect)
+        {
             violations.push(Violation {
                 message: format!("changed arguments reached the downstream as request #{}", exchange.record.index),
                 evidence: context.evidence(call),

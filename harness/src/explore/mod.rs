@@ -71,7 +71,8 @@ pub struct Summary {
 /// Explores; `progress` is told after each case.
 pub fn explore(options: &Options, corpus: Arc<Corpus>, progress: impl Fn(u32)) -> Summary {
     let checks: Vec<Check> = checks::all();
-    let explorer = Explorer { runner: Runner::new(options.subject.clone(), corpus.clone()).simulated(), corpus, checks };
+    let explorer =
+        Explorer { runner: Runner::new(options.subject.clone(), corpus.clone()).simulated(), corpus, checks };
     let (k, n) = options.partition;
     let mut summary = Summary { cases: 0, steps: 0, found: None };
     for case in (0..options.cases).filter(|case| n <= 1 || case % n == k.saturating_sub(1)) {
@@ -132,7 +133,8 @@ impl Explorer {
     /// Runs one schedule in simulation, judging after every step; stops at the first failure.
     fn run(&self, moves: &[Move]) -> CaseRun {
         let text = to_toml(moves, "exploration");
-        let mut result = CaseRun { failure: None, violations: Vec::new(), steps: 0, moves: moves.len(), transcript: None };
+        let mut result =
+            CaseRun { failure: None, violations: Vec::new(), steps: 0, moves: moves.len(), transcript: None };
         let Ok(scenario) = Scenario::parse(&text) else { return result };
         if scenario.steps.is_empty() {
             return result;
@@ -150,7 +152,8 @@ impl Explorer {
                 }
                 result.steps += 1;
                 let transcript = session.transcript().await;
-                let context = Context { transcript: &transcript, scenario: &scenario, corpus: &self.corpus, catalog: &catalog };
+                let context =
+                    Context { transcript: &transcript, scenario: &scenario, corpus: &self.corpus, catalog: &catalog };
                 for check in &self.checks {
                     if let Outcome::Fail { violations } = (check.run)(&context) {
                         result.failure = Some((check.id, step));
@@ -165,7 +168,8 @@ impl Explorer {
             }
             let transcript = session.finish().await;
             if result.failure.is_none() {
-                let context = Context { transcript: &transcript, scenario: &scenario, corpus: &self.corpus, catalog: &catalog };
+                let context =
+                    Context { transcript: &transcript, scenario: &scenario, corpus: &self.corpus, catalog: &catalog };
                 for check in &self.checks {
                     if let Outcome::Fail { violations } = (check.run)(&context) {
                         result.failure = Some((check.id, scenario.steps.len()));
@@ -180,7 +184,11 @@ impl Explorer {
     }
 
     /// proptest's shrinking loop: simplify while the same check still fails, complicate back when it stops.
-    fn shrink(&self, tree: &mut Box<dyn ValueTree<Value = Vec<Move>>>, check: &'static str) -> (Vec<Move>, Vec<Violation>) {
+    fn shrink(
+        &self,
+        tree: &mut Box<dyn ValueTree<Value = Vec<Move>>>,
+        check: &'static str,
+    ) -> (Vec<Move>, Vec<Violation>) {
         let mut best = tree.current();
         let mut violations = self.run(&best).violations;
         let mut failing = true;
@@ -213,7 +221,13 @@ pub fn write_found(out: &Path, check: &str, scenario: &str) -> std::io::Result<P
 }
 
 /// Runs schedule case `case` of `seed` and returns its timeline text (for determinism tests and `--show`).
-pub fn timeline_of_case(subject: Arc<dyn SubjectFactory>, corpus: Arc<Corpus>, seed: u64, case: u32, max_moves: usize) -> String {
+pub fn timeline_of_case(
+    subject: Arc<dyn SubjectFactory>,
+    corpus: Arc<Corpus>,
+    seed: u64,
+    case: u32,
+    max_moves: usize,
+) -> String {
     let explorer = Explorer { runner: Runner::new(subject, corpus.clone()).simulated(), corpus, checks: checks::all() };
     let moves = case_tree(seed, case, max_moves).current();
     explorer.run(&moves).transcript.map(|transcript| crate::timeline::text(&transcript)).unwrap_or_default()

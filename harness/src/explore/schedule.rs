@@ -298,21 +298,35 @@ impl Call {
                 let amount = amount.map_or("null".to_owned(), |amount| amount.to_string());
                 let order = ORDERS[*order];
                 match mangle {
-                    Mangle::None => format!(r#"{{"order_id":"{order}","amount":{amount},"reason":"duplicate charge"}}"#),
-                    Mangle::StringForInteger => format!(r#"{{"order_id":"{order}","amount":"{amount}","reason":"duplicate charge"}}"#),
-                    Mangle::UnknownField => format!(r#"{{"order_id":"{order}","amount":{amount},"reason":"duplicate charge","is_admin":true}}"#),
-                    Mangle::TenantInArguments => {
-                        format!(r#"{{"order_id":"{order}","amount":{amount},"reason":"duplicate charge","tenant_id":"t_globex"}}"#)
+                    Mangle::None => {
+                        format!(r#"{{"order_id":"{order}","amount":{amount},"reason":"duplicate charge"}}"#)
                     }
-                    Mangle::DuplicateKey => format!(r#"{{"order_id":"{order}","amount":1,"reason":"duplicate charge","amount":{amount}}}"#),
+                    Mangle::StringForInteger => {
+                        format!(r#"{{"order_id":"{order}","amount":"{amount}","reason":"duplicate charge"}}"#)
+                    }
+                    Mangle::UnknownField => format!(
+                        r#"{{"order_id":"{order}","amount":{amount},"reason":"duplicate charge","is_admin":true}}"#
+                    ),
+                    Mangle::TenantInArguments => {
+                        format!(
+                            r#"{{"order_id":"{order}","amount":{amount},"reason":"duplicate charge","tenant_id":"t_globex"}}"#
+                        )
+                    }
+                    Mangle::DuplicateKey => {
+                        format!(r#"{{"order_id":"{order}","amount":1,"reason":"duplicate charge","amount":{amount}}}"#)
+                    }
                 }
             }
             (Call::GetOrder { order }, _) => format!(r#"{{"order_id":"{}"}}"#, ORDERS[*order]),
             (Call::Weather { celsius }, _) => {
                 format!(r#"{{"location":"Oslo","units":{}}}"#, if *celsius { "\"celsius\"" } else { "null" })
             }
-            (Call::Preference { french }, _) => format!(r#"{{"key":"language","value":"{}"}}"#, if *french { "fr" } else { "en" }),
-            (Call::Email, _) => r#"{"to":"bob@example.com","subject":"Your refund","body":"It is on its way."}"#.to_owned(),
+            (Call::Preference { french }, _) => {
+                format!(r#"{{"key":"language","value":"{}"}}"#, if *french { "fr" } else { "en" })
+            }
+            (Call::Email, _) => {
+                r#"{"to":"bob@example.com","subject":"Your refund","body":"It is on its way."}"#.to_owned()
+            }
             (Call::Delete { first }, _) => format!(r#"{{"account_id":"acct_{}"}}"#, if *first { 1 } else { 2 }),
         }
     }
@@ -320,11 +334,15 @@ impl Call {
     /// Other valid arguments for the same tool (for `changed` steps).
     fn changed_arguments(&self) -> String {
         match self {
-            Call::Refund { order, amount } => Call::Refund { order: *order, amount: Some(amount.map_or(7, |amount| amount + 1)) },
+            Call::Refund { order, amount } => {
+                Call::Refund { order: *order, amount: Some(amount.map_or(7, |amount| amount + 1)) }
+            }
             Call::GetOrder { order } => Call::GetOrder { order: (order + 1) % ORDERS.len() },
             Call::Weather { celsius } => Call::Weather { celsius: !celsius },
             Call::Preference { french } => Call::Preference { french: !french },
-            Call::Email => return r#"{"to":"carol@example.com","subject":"Your refund","body":"It is on its way."}"#.to_owned(),
+            Call::Email => {
+                return r#"{"to":"carol@example.com","subject":"Your refund","body":"It is on its way."}"#.to_owned();
+            }
             Call::Delete { first } => Call::Delete { first: !first },
         }
         .arguments(Mangle::None)
@@ -376,7 +394,12 @@ pub fn to_toml(moves: &[Move], description: &str) -> String {
                 if let Some(business) = business {
                     let _ = writeln!(step, "business_request_id = \"br_{business}\"");
                 }
-                let _ = write!(step, "budget_ms = {budget_ms}\narguments = '{}'\n{}", call.arguments(*mangle), faults(fault, *budget_ms, 1));
+                let _ = write!(
+                    step,
+                    "budget_ms = {budget_ms}\narguments = '{}'\n{}",
+                    call.arguments(*mangle),
+                    faults(fault, *budget_ms, 1)
+                );
                 ops.push(OpInfo { id, call: call.clone(), budget_ms: *budget_ms, has_business_id: business.is_some() });
                 step
             }
@@ -390,7 +413,12 @@ pub fn to_toml(moves: &[Move], description: &str) -> String {
                 if let Some(business) = business {
                     let _ = writeln!(step, "business_request_id = \"br_{business}\"");
                 }
-                let _ = write!(step, "budget_ms = 3000\narguments = '{}'\n{}", call.arguments(Mangle::None), faults(fault, 3000, *count));
+                let _ = write!(
+                    step,
+                    "budget_ms = 3000\narguments = '{}'\n{}",
+                    call.arguments(Mangle::None),
+                    faults(fault, 3000, *count)
+                );
                 ops.push(OpInfo { id, call: call.clone(), budget_ms: 3000, has_business_id: business.is_some() });
                 step
             }
@@ -419,6 +447,7 @@ pub fn to_toml(moves: &[Move], description: &str) -> String {
 mod tests {
     use super::*;
     use crate::scenario::Scenario;
+    use proptest::strategy::ValueTree;
     use proptest::test_runner::TestRunner;
 
     #[test]

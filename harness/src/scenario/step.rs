@@ -320,7 +320,8 @@ mod tests {
 
     #[derive(Deserialize)]
     struct Steps {
-        step: Vec<Step>,
+        #[serde(rename = "step")]
+        _steps: Vec<Step>,
     }
 
     #[test]

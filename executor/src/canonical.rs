@@ -4,83 +4,147 @@
 //! does, and one number form: integers as integers, an integral float inside ±2^53 as an integer (`100.0`,
 //! `1e2` → `100`, `-0.0` → `0`), any other float in serde_json's shortest round-trip form.
 
-use serde_json::Value;
+use serde_json::{Number, Value};
 use sha2::{Digest, Sha256};
-use std::io::Write;
 
 /// Largest integer every IEEE-754 double represents exactly.
 const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_992.0;
 
 /// Writes the canonical text of `value` into `out`.
 pub fn write_canonical(value: &Value, out: &mut Vec<u8>) {
-    match value {
-        Value::Null => out.extend_from_slice(b"null"),
-        Value::Bool(true) => out.extend_from_slice(b"true"),
-        Value::Bool(false) => out.extend_from_slice(b"false"),
-        Value::Number(number) => write_number(number, out),
-        Value::String(text) => write_string(text, out),
-        Value::Array(items) => {
-            out.push(b'[');
-            for (index, item) in items.iter().enumerate() {
-                if index > 0 {
-                    out.push(b',');
-                }
-                write_canonical(item, out);
-            }
-            out.push(b']');
-        }
-        Value::Object(members) => {
-            // serde_json's Map is a BTreeMap here (no `preserve_order`), so iteration is already sorted by key
-            // bytes. The unit test `keys_are_sorted_by_bytes` guards this assumption.
-            out.push(b'{');
-            for (index, (key, item)) in members.iter().enumerate() {
-                if index > 0 {
-                    out.push(b',');
-                }
-                write_string(key, out);
-                out.push(b':');
-                write_canonical(item, out);
-            }
-            out.push(b'}');
-        }
-    }
+    out.extend_from_slice(canonical_json(value).as_bytes());
 }
 
 /// The canonical text of `value`.
 pub fn canonical_json(value: &Value) -> String {
-    let mut out = Vec::with_capacity(128);
-    write_canonical(value, &mut out);
-    // Only valid UTF-8 is ever written: JSON punctuation and serde_json-escaped strings.
-    String::from_utf8(out).expect("canonical JSON is UTF-8")
+    let mut out = String::with_capacity(128);
+    push_canonical(value, &mut out);
+    out
 }
 
-fn write_number(number: &serde_json::Number, out: &mut Vec<u8>) {
-    if let Some(unsigned) = number.as_u64() {
-        let _ = write!(out, "{unsigned}");
-    } else if let Some(signed) = number.as_i64() {
-        let _ = write!(out, "{signed}");
-    } else if let Some(float) = number.as_f64() {
-        if float.fract() == 0.0 && float.abs() <= MAX_SAFE_INTEGER {
-            // Integral and exact: one form with the integer literal. `as` is exact in this range; -0.0 → 0.
-            let _ = write!(out, "{}", float as i64);
-        } else {
-            // Finite by construction (serde_json never holds NaN or infinity): shortest round-trip form.
-            let _ = serde_json::to_writer(&mut *out, number);
+/// Appends the canonical text of `value` to `out`. Written into a `String`, so the text never needs a UTF-8
+/// check: only JSON punctuation, ASCII digits and (escaped) `&str`s are ever pushed.
+pub(crate) fn push_canonical(value: &Value, out: &mut String) {
+    match value {
+        Value::Null => out.push_str("null"),
+        Value::Bool(true) => out.push_str("true"),
+        Value::Bool(false) => out.push_str("false"),
+        Value::Number(number) => push_number(number, out),
+        Value::String(text) => push_string(text, out),
+        Value::Array(items) => {
+            out.push('[');
+            for (index, item) in items.iter().enumerate() {
+                if index > 0 {
+                    out.push(',');
+                }
+                push_canonical(item, out);
+            }
+            out.push(']');
+        }
+        Value::Object(members) => {
+            // serde_json's Map is a BTreeMap here (no `preserve_order`), so iteration is already sorted by key
+            // bytes. The unit test `keys_are_sorted_by_bytes` guards this assumption.
+            out.push('{');
+            for (index, (key, item)) in members.iter().enumerate() {
+                if index > 0 {
+                    out.push(',');
+                }
+                push_string(key, out);
+                out.push(':');
+                push_canonical(item, out);
+            }
+            out.push('}');
         }
     }
 }
 
-fn write_string(text: &str, out: &mut Vec<u8>) {
-    // Fast path: nothing to escape.
-    if text.bytes().all(|byte| byte >= 0x20 && byte != b'"' && byte != b'\\') {
-        out.push(b'"');
-        out.extend_from_slice(text.as_bytes());
-        out.push(b'"');
-    } else {
-        // Writing a str into a Vec cannot fail.
-        let _ = serde_json::to_writer(&mut *out, text);
+fn push_number(number: &Number, out: &mut String) {
+    if let Some(unsigned) = number.as_u64() {
+        push_integer(unsigned, false, out);
+    } else if let Some(signed) = number.as_i64() {
+        push_integer(signed.unsigned_abs(), signed < 0, out);
+    } else if let Some(float) = number.as_f64() {
+        if float.fract() == 0.0 && float.abs() <= MAX_SAFE_INTEGER {
+            // Integral and exact: one form with the integer literal. `as` is exact in this range; -0.0 → 0.
+            let integral = float as i64;
+            push_integer(integral.unsigned_abs(), integral < 0, out);
+        } else {
+            // Finite by construction (serde_json never holds NaN or infinity): serde_json's shortest round-trip
+            // form. Rare in tool arguments, so the allocation is fine.
+            out.push_str(&serde_json::to_string(number).unwrap_or_default());
+        }
     }
 }
+
+/// Decimal digits of `magnitude`, with a minus sign when `negative`.
+fn push_integer(mut magnitude: u64, negative: bool, out: &mut String) {
+    let mut digits = [0u8; 20];
+    let mut start = digits.len();
+    loop {
+        start -= 1;
+        digits[start] = b'0' + (magnitude % 10) as u8;
+        magnitude /= 10;
+        if magnitude == 0 {
+            break;
+        }
+    }
+    if negative {
+        out.push('-');
+    }
+    out.push_str(std::str::from_utf8(&digits[start..]).expect("ASCII digits"));
+}
+
+/// What serde_json writes for a byte that needs escaping in a string, or 0 for a byte written as is.
+const fn escape_of(byte: u8) -> u8 {
+    match byte {
+        0x08 => b'b',
+        0x09 => b't',
+        0x0A => b'n',
+        0x0C => b'f',
+        0x0D => b'r',
+        0x00..=0x1F => b'u',
+        b'"' => b'"',
+        b'\\' => b'\\',
+        _ => 0,
+    }
+}
+
+const ESCAPES: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let mut byte = 0;
+    while byte < 256 {
+        table[byte] = escape_of(byte as u8);
+        byte += 1;
+    }
+    table
+};
+
+/// Appends `text` as a JSON string, escaped exactly as serde_json escapes it.
+pub(crate) fn push_string(text: &str, out: &mut String) {
+    out.reserve(text.len() + 2);
+    out.push('"');
+    let mut run_start = 0;
+    for (index, byte) in text.bytes().enumerate() {
+        let escape = ESCAPES[usize::from(byte)];
+        if escape == 0 {
+            continue;
+        }
+        // `index` is at an ASCII byte, so both slices fall on character boundaries.
+        out.push_str(&text[run_start..index]);
+        out.push('\\');
+        out.push(char::from(escape));
+        if escape == b'u' {
+            out.push_str("00");
+            out.push(char::from(HEX_DIGITS[usize::from(byte >> 4)]));
+            out.push(char::from(HEX_DIGITS[usize::from(byte & 0x0f)]));
+        }
+        run_start = index + 1;
+    }
+    out.push_str(&text[run_start..]);
+    out.push('"');
+}
+
+const HEX_DIGITS: &[u8; 16] = b"0123456789abcdef";
 
 /// Lowercase hex SHA-256 of `bytes`.
 pub fn sha256_hex(bytes: &[u8]) -> String {
@@ -89,13 +153,13 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 
 /// Lowercase hex of `bytes`.
 pub fn hex(bytes: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut text = String::with_capacity(bytes.len() * 2);
-    for byte in bytes {
-        text.push(DIGITS[usize::from(byte >> 4)] as char);
-        text.push(DIGITS[usize::from(byte & 0x0f)] as char);
+    let mut text = vec![0u8; bytes.len() * 2];
+    for (pair, byte) in text.chunks_exact_mut(2).zip(bytes) {
+        pair[0] = HEX_DIGITS[usize::from(byte >> 4)];
+        pair[1] = HEX_DIGITS[usize::from(byte & 0x0f)];
     }
-    text
+    // Only hex digits were written; the check is a word-at-a-time ASCII scan.
+    String::from_utf8(text).expect("hex digits are ASCII")
 }
 
 #[cfg(test)]
@@ -123,6 +187,32 @@ mod tests {
     fn strings_are_escaped_like_serde_json() {
         let value = json!({"k\"ey": "line\nbreak \u{1} \\ done"});
         assert_eq!(canonical_json(&value), r#"{"k\"ey":"line\nbreak \u0001 \\ done"}"#);
+    }
+
+    #[test]
+    fn every_ascii_byte_and_some_others_are_escaped_exactly_like_serde_json() {
+        let mut samples: Vec<String> = (0u8..=0x7f).map(|byte| format!("a{}b", char::from(byte))).collect();
+        samples.extend(["", "\"\\", "é\u{1}ü\u{7f}", "\u{10ffff}\n\u{2028}", "plain"].map(str::to_owned));
+        for text in samples {
+            let mut ours = String::new();
+            push_string(&text, &mut ours);
+            assert_eq!(ours, serde_json::to_string(&text).expect("serializes"), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn integers_at_the_edges_keep_their_digits() {
+        let value = json!([0, 7, -7, 10, -10, u64::MAX, i64::MIN, i64::MAX, 1_000_000]);
+        assert_eq!(canonical_json(&value), serde_json::to_string(&value).expect("serializes"));
+        let mut bytes = b"x".to_vec();
+        write_canonical(&value, &mut bytes);
+        assert_eq!(bytes, [b"x".as_slice(), canonical_json(&value).as_bytes()].concat());
+    }
+
+    #[test]
+    fn hex_is_lowercase_and_two_digits_per_byte() {
+        assert_eq!(hex(&[0x00, 0x0f, 0xa0, 0xff]), "000fa0ff");
+        assert_eq!(hex(&[]), "");
     }
 
     #[test]

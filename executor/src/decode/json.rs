@@ -54,8 +54,21 @@ pub enum JsonFault {
 
 /// Parses `bytes` strictly, refusing duplicate keys and nesting deeper than `max_depth` containers.
 pub fn parse_strict(bytes: &[u8], max_depth: usize) -> Result<Value, JsonFault> {
+    parse_with(serde_json::Deserializer::from_slice(bytes), bytes, max_depth)
+}
+
+/// [`parse_strict`] of a text already known to be UTF-8: the same answers, without checking each string's UTF-8
+/// again (the decode stage's raw arguments arrive as a `String`).
+pub fn parse_strict_str(text: &str, max_depth: usize) -> Result<Value, JsonFault> {
+    parse_with(serde_json::Deserializer::from_str(text), text.as_bytes(), max_depth)
+}
+
+fn parse_with<'de, R: serde_json::de::Read<'de>>(
+    mut deserializer: serde_json::Deserializer<R>,
+    bytes: &[u8],
+    max_depth: usize,
+) -> Result<Value, JsonFault> {
     let shared = Shared { max_depth, fault: Cell::new(None), unwound_path: RefCell::new(Vec::new()) };
-    let mut deserializer = serde_json::Deserializer::from_slice(bytes);
     let parsed = Node { shared: &shared, depth: 0 }
         .deserialize(&mut deserializer)
         .and_then(|value| deserializer.end().map(|()| value));
@@ -321,6 +334,27 @@ mod tests {
         assert!(parse_strict(ok.as_bytes(), 64).is_ok());
         let over = format!("{}{}", "[".repeat(65), "]".repeat(65));
         assert!(matches!(parse_strict(over.as_bytes(), 64), Err(JsonFault::TooDeep { .. })));
+    }
+
+    #[test]
+    fn a_str_parses_exactly_like_its_bytes() {
+        let deep = format!("{}{}", "[".repeat(80), "]".repeat(80));
+        let corpus = [
+            r#"{"a":[1,-2,2.5,1e2,-0,{"b":null}],"c":"\u00e9\n","d":true}"#,
+            r#"{"x":1,"x":2}"#,
+            "{\n  \"a\": True\n}",
+            r#"{"a":1,}"#,
+            r#"{"a":"\ud800"}"#,
+            "\u{feff}{}",
+            r#"{"a":1} x"#,
+            r#"{"a":1e400}"#,
+            "",
+            "[1,2",
+            &deep,
+        ];
+        for text in corpus {
+            assert_eq!(parse_strict_str(text, 64), parse_strict(text.as_bytes(), 64), "{text}");
+        }
     }
 
     #[test]

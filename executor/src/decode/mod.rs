@@ -7,7 +7,7 @@
 mod json;
 mod schema;
 
-pub use json::{JsonFault, Position, parse_strict};
+pub use json::{JsonFault, Position, parse_strict, parse_strict_str};
 pub use schema::{CompiledSchema, SENSITIVE, Violation};
 
 use crate::canonical::{canonical_json, sha256_hex};
@@ -71,7 +71,7 @@ pub fn parse_arguments(arguments: &Arguments, limits: &Limits) -> Result<Value, 
     let value = match arguments {
         Arguments::Raw(text) => {
             check_size(text.len(), limits)?;
-            parse_strict(text.as_bytes(), limits.max_depth).map_err(|fault| json_fault(fault, limits))?
+            parse_strict_str(text, limits.max_depth).map_err(|fault| json_fault(fault, limits))?
         }
         Arguments::Value(value) => {
             check_value_shape(value, limits)?;

@@ -5,7 +5,8 @@
 //! call_id and the attempt number are never part of it, so a retry with a new call_id is the same operation.
 
 use crate::auth::AuthContext;
-use crate::canonical::sha256_hex;
+use crate::canonical::{hex, push_string};
+use sha2::{Digest, Sha256};
 
 /// Everything a key derivation may look at. The reference derivation ignores `call_id` and `attempt` on
 /// purpose; they are here so that a broken derivation can be expressed as a one-line swap.
@@ -28,37 +29,37 @@ pub struct KeyInput<'a> {
 /// The reference key derivation.
 pub fn derive_key(input: &KeyInput<'_>) -> String {
     // Keys sorted by bytes, as canonical JSON wants: arguments | business_request_id, subject_id, tenant_id, tool.
-    let mut material = Vec::with_capacity(96 + input.canonical_arguments.len());
-    material.push(b'{');
+    // The material is fed to the hash in pieces, so the canonical arguments (up to the size limit) are not copied.
+    let mut hasher = Sha256::new();
+    let mut text = String::with_capacity(96);
+    text.push('{');
     match input.business_request_id {
         Some(id) => {
-            material.extend_from_slice(b"\"business_request_id\":");
-            push_string(&mut material, id);
+            text.push_str("\"business_request_id\":");
+            push_string(id, &mut text);
         }
         None => {
-            material.extend_from_slice(b"\"arguments\":");
-            material.extend_from_slice(input.canonical_arguments.as_bytes());
+            text.push_str("\"arguments\":");
+            hasher.update(text.as_bytes());
+            hasher.update(input.canonical_arguments.as_bytes());
+            text.clear();
         }
     }
-    material.extend_from_slice(b",\"subject_id\":");
-    push_string(&mut material, &input.auth.subject_id);
-    material.extend_from_slice(b",\"tenant_id\":");
-    push_string(&mut material, &input.auth.tenant_id);
-    material.extend_from_slice(b",\"tool\":");
-    push_string(&mut material, input.tool);
-    material.push(b'}');
-    sha256_hex(&material)
-}
-
-fn push_string(out: &mut Vec<u8>, text: &str) {
-    // Writing a str into a Vec cannot fail.
-    let _ = serde_json::to_writer(&mut *out, text);
+    text.push_str(",\"subject_id\":");
+    push_string(&input.auth.subject_id, &mut text);
+    text.push_str(",\"tenant_id\":");
+    push_string(&input.auth.tenant_id, &mut text);
+    text.push_str(",\"tool\":");
+    push_string(input.tool, &mut text);
+    text.push('}');
+    hasher.update(text.as_bytes());
+    hex(&hasher.finalize())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::canonical::canonical_json;
+    use crate::canonical::{canonical_json, sha256_hex};
     use serde_json::json;
 
     fn input<'a>(auth: &'a AuthContext, business: Option<&'a str>, call_id: &'a str, attempt: u32) -> KeyInput<'a> {

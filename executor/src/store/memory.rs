@@ -7,22 +7,29 @@
 use super::{Claim, Store, StoreError};
 use crate::idempotency::{NewRecord, Record, Update, Version};
 use async_trait::async_trait;
-use std::collections::HashMap;
-use std::hash::{BuildHasher, RandomState};
+use hashbrown::hash_table::Entry;
+use hashbrown::{DefaultHashBuilder, HashTable};
+use std::hash::BuildHasher;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 const SHARDS: usize = 64;
 
 /// An in-memory [`Store`].
+///
+/// Each key is hashed once per operation (a seeded foldhash, as hashbrown's maps use): bits 32..38 pick the shard,
+/// and the same hash finds the record inside the shard's table, which holds each record once, key included.
 #[derive(Debug)]
 pub struct MemoryStore {
-    hasher: RandomState,
-    shards: Box<[Mutex<HashMap<String, Record>>]>,
+    hasher: DefaultHashBuilder,
+    shards: Box<[Mutex<HashTable<Record>>]>,
 }
 
 impl Default for MemoryStore {
     fn default() -> MemoryStore {
-        MemoryStore { hasher: RandomState::new(), shards: (0..SHARDS).map(|_| Mutex::default()).collect() }
+        MemoryStore {
+            hasher: DefaultHashBuilder::default(),
+            shards: (0..SHARDS).map(|_| Mutex::new(HashTable::new())).collect(),
+        }
     }
 }
 
@@ -32,19 +39,26 @@ impl MemoryStore {
         MemoryStore::default()
     }
 
-    fn shard(&self, key: &str) -> MutexGuard<'_, HashMap<String, Record>> {
-        let index = (self.hasher.hash_one(key) as usize) % SHARDS;
+    fn hash(&self, key: &str) -> u64 {
+        self.hasher.hash_one(key)
+    }
+
+    /// The shard of `hash`, locked. The table uses the low bits (bucket) and the top seven (tag) of the same hash,
+    /// so the shard takes bits from the middle, which neither reads for any table below 2^32 buckets.
+    fn shard(&self, hash: u64) -> MutexGuard<'_, HashTable<Record>> {
+        let index = (hash >> 32) as usize % SHARDS;
         // A panic while holding the lock cannot leave a record half-written: every write is one assignment.
         self.shards[index].lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Synchronous claim, for benchmarks and embedded callers.
     pub fn claim_now(&self, new: &NewRecord) -> Claim {
-        let mut shard = self.shard(&new.key);
-        match shard.get(&new.key) {
-            Some(existing) => Claim::Existing(existing.clone()),
-            None => {
-                shard.insert(new.key.clone(), new.clone().into_record());
+        let hash = self.hash(&new.key);
+        let mut shard = self.shard(hash);
+        match shard.entry(hash, |record| record.key == new.key, |record| self.hash(&record.key)) {
+            Entry::Occupied(existing) => Claim::Existing(existing.get().clone()),
+            Entry::Vacant(vacant) => {
+                vacant.insert(new.clone().into_record());
                 Claim::Acquired
             }
         }
@@ -52,8 +66,9 @@ impl MemoryStore {
 
     /// Synchronous compare-and-set, for benchmarks and embedded callers. Does not check the arrow.
     pub fn compare_and_set_now(&self, key: &str, expected: Version, update: Update) -> bool {
-        let mut shard = self.shard(key);
-        match shard.get_mut(key) {
+        let hash = self.hash(key);
+        let mut shard = self.shard(hash);
+        match shard.find_mut(hash, |record| record.key == key) {
             Some(record) if record.version() == expected => {
                 update.apply_to(record);
                 true
@@ -62,9 +77,19 @@ impl MemoryStore {
         }
     }
 
+    /// The record of `key`, if any.
+    fn load_now(&self, key: &str) -> Option<Record> {
+        let hash = self.hash(key);
+        self.shard(hash).find(hash, |record| record.key == key).cloned()
+    }
+
+    fn each_shard(&self) -> impl Iterator<Item = MutexGuard<'_, HashTable<Record>>> {
+        self.shards.iter().map(|shard| shard.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+
     /// Number of records.
     pub fn len(&self) -> usize {
-        self.shards.iter().map(|shard| shard.lock().unwrap_or_else(PoisonError::into_inner).len()).sum()
+        self.each_shard().map(|shard| shard.len()).sum()
     }
 
     /// Whether the store is empty.
@@ -74,13 +99,8 @@ impl MemoryStore {
 
     /// Every record, sorted by key.
     pub fn records(&self) -> Vec<Record> {
-        let mut all: Vec<Record> = self
-            .shards
-            .iter()
-            .flat_map(|shard| {
-                shard.lock().unwrap_or_else(PoisonError::into_inner).values().cloned().collect::<Vec<_>>()
-            })
-            .collect();
+        let mut all: Vec<Record> =
+            self.each_shard().flat_map(|shard| shard.iter().cloned().collect::<Vec<_>>()).collect();
         all.sort_by(|a, b| a.key.cmp(&b.key));
         all
     }
@@ -97,17 +117,90 @@ impl Store for MemoryStore {
     }
 
     async fn load(&self, key: &str) -> Result<Option<Record>, StoreError> {
-        Ok(self.shard(key).get(key).cloned())
+        Ok(self.load_now(key))
     }
 
     async fn purge_expired(&self, updated_before_ms: u64) -> Result<u64, StoreError> {
         let mut purged = 0;
-        for shard in self.shards.iter() {
-            let mut shard = shard.lock().unwrap_or_else(PoisonError::into_inner);
+        for mut shard in self.each_shard() {
             let before = shard.len();
-            shard.retain(|_, record| !(record.state.may_expire() && record.updated_ms < updated_before_ms));
+            shard.retain(|record| !(record.state.may_expire() && record.updated_ms < updated_before_ms));
             purged += (before - shard.len()) as u64;
         }
         Ok(purged)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::idempotency::State;
+
+    fn new(key: &str) -> NewRecord {
+        NewRecord {
+            key: key.to_owned(),
+            fingerprint: format!("f-{key}"),
+            lease_expires_ms: 9,
+            deadline_ms: 8,
+            now_ms: 1,
+        }
+    }
+
+    const CLAIMED: Version = Version { state: State::InProgress, epoch: 1 };
+
+    #[test]
+    fn a_key_is_acquired_once_and_then_answers_with_its_record() {
+        let store = MemoryStore::new();
+        assert_eq!(store.claim_now(&new("k")), Claim::Acquired);
+        match store.claim_now(&NewRecord { fingerprint: "other".to_owned(), ..new("k") }) {
+            Claim::Existing(record) => assert_eq!(record, new("k").into_record()),
+            Claim::Acquired => panic!("acquired twice"),
+        }
+        assert_eq!(store.len(), 1);
+    }
+
+    #[test]
+    fn compare_and_set_applies_only_at_the_expected_version_of_an_existing_key() {
+        let store = MemoryStore::new();
+        store.claim_now(&new("k"));
+        let record = new("k").into_record();
+        let done = Update::settle(&record, State::Succeeded, None, 2);
+        assert!(!store.compare_and_set_now("absent", CLAIMED, done.clone()));
+        assert!(!store.compare_and_set_now("k", Version { state: State::InProgress, epoch: 2 }, done.clone()));
+        assert!(store.compare_and_set_now("k", CLAIMED, done.clone()));
+        assert!(!store.compare_and_set_now("k", CLAIMED, done), "the version moved on");
+        assert_eq!(store.load_now("k").map(|record| (record.state, record.updated_ms)), Some((State::Succeeded, 2)));
+        assert_eq!(store.load_now("absent"), None);
+    }
+
+    #[test]
+    fn every_key_is_found_again_after_the_tables_grew() {
+        let store = MemoryStore::new();
+        let keys: Vec<String> = (0..20_000).map(|index| format!("key-{index}")).collect();
+        for key in &keys {
+            assert_eq!(store.claim_now(&new(key)), Claim::Acquired, "{key}");
+        }
+        for key in &keys {
+            assert!(matches!(store.claim_now(&new(key)), Claim::Existing(record) if &record.key == key));
+            assert_eq!(store.load_now(key).map(|record| record.fingerprint), Some(format!("f-{key}")));
+        }
+        assert_eq!(store.len(), keys.len());
+        let used = store.shards.iter().filter(|shard| !shard.lock().expect("unpoisoned").is_empty()).count();
+        assert_eq!(used, SHARDS, "keys spread over every shard");
+    }
+
+    #[tokio::test]
+    async fn records_come_sorted_by_key_and_purge_keeps_what_may_have_happened() {
+        let store = MemoryStore::new();
+        for key in ["b", "a", "c"] {
+            store.claim_now(&new(key));
+        }
+        let done = Update::settle(&new("a").into_record(), State::Succeeded, None, 5);
+        assert!(store.compare_and_set_now("a", CLAIMED, done));
+        let keys: Vec<String> = store.records().into_iter().map(|record| record.key).collect();
+        assert_eq!(keys, ["a", "b", "c"]);
+        let purged = store.purge_expired(6).await.expect("in memory");
+        assert_eq!(purged, 1, "only the settled record may expire");
+        assert_eq!(store.len(), 2);
     }
 }

@@ -5,7 +5,8 @@
 #   benches/compare.sh --quick   criterion's quick mode and 5 Python repeats (a few minutes; noisier)
 #
 # Python's jsonschema goes into a venv under the target directory, never into the system. Results land in
-# <target>/bench-compare/: criterion/ (criterion's output), python-*.json, and table.md (the printed table).
+# <target>/bench-compare/: criterion/ (criterion's output), paired.json (the decode bench's paired run),
+# python-*.json, and table.md (the printed table).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -38,7 +39,7 @@ echo "== Python baseline (1/2)" >&2
 "$venv/bin/python" benches/python/decode_baseline.py "${quick[@]}" --out "$out/python-1.json"
 for bench in decode idempotency end_to_end; do
   echo "== cargo bench --bench $bench" >&2
-  CRITERION_HOME="$out/criterion" cargo bench -q -p callproof-benches --bench "$bench" -- "${quick[@]}" >&2
+  CALLPROOF_BENCH_OUT="$out" CRITERION_HOME="$out/criterion" cargo bench -q -p callproof-benches --bench "$bench" -- "${quick[@]}" >&2
   if [ "$bench" = decode ]; then
     echo "== Python baseline (2/2)" >&2
     "$venv/bin/python" benches/python/decode_baseline.py "${quick[@]}" --out "$out/python-2.json"

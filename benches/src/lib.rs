@@ -164,6 +164,29 @@ fn hex(bytes: &[u8]) -> String {
     std::str::from_utf8(&text[..bytes.len() * 2]).expect("hex digits are ASCII").to_owned()
 }
 
+/// Runs `routines` in alternation, `batch` calls of each per round, for `rounds` rounds, and returns each one's
+/// median time per call in ns. Alternating batch by batch makes a busy machine's slow spells hit every routine
+/// alike, so ratios of these medians hold still where separately measured medians drift.
+pub fn paired(rounds: usize, batch: usize, routines: &mut [&mut dyn FnMut()]) -> Vec<f64> {
+    let mut samples = vec![Vec::with_capacity(rounds); routines.len()];
+    for _ in 0..rounds {
+        for (routine, samples) in routines.iter_mut().zip(&mut samples) {
+            let start = std::time::Instant::now();
+            for _ in 0..batch {
+                routine();
+            }
+            samples.push(start.elapsed().as_nanos() as f64 / batch as f64);
+        }
+    }
+    samples
+        .into_iter()
+        .map(|mut samples| {
+            samples.sort_by(f64::total_cmp);
+            samples[samples.len() / 2]
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

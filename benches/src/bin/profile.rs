@@ -34,6 +34,65 @@ fn main() {
     let parsed: Value = serde_json::from_str(&case.arguments).unwrap_or(Value::Null);
     let canonical = callproof_executor::canonical::canonical_json(&parsed);
     let registered = tools.get(case.tool).expect("a tool of the bench").clone();
+    if step == "paired" {
+        let mut floor_call = || {
+            black_box(floor(black_box(&case.arguments), &validator));
+        };
+        let mut decode_key_call = || {
+            let decoded = decode(black_box(&call), &tools, &limits).expect("a valid case");
+            black_box(derive_key(&KeyInput {
+                auth: &auth,
+                tool: &decoded.tool.spec().name,
+                canonical_arguments: &decoded.canonical,
+                business_request_id: None,
+                call_id: &call.call_id,
+                attempt: 1,
+            }));
+        };
+        let mut decode_call = || {
+            black_box(decode(black_box(&call), &tools, &limits).ok());
+        };
+        let mut parse_call = || {
+            black_box(serde_json::from_str::<Value>(black_box(&case.arguments)).ok());
+        };
+        let mut strict_call = || {
+            black_box(callproof_executor::decode::parse_strict_str(black_box(&case.arguments), 64).ok());
+        };
+        let decoded = decode(&call, &tools, &limits).expect("a valid case");
+        let mut key_call = || {
+            black_box(derive_key(&KeyInput {
+                auth: &auth,
+                tool: &decoded.tool.spec().name,
+                canonical_arguments: black_box(&decoded.canonical),
+                business_request_id: None,
+                call_id: &call.call_id,
+                attempt: 1,
+            }));
+        };
+        let mut hash_call = || {
+            black_box(callproof_executor::canonical::sha256_hex(black_box(decoded.canonical.as_bytes())));
+        };
+        let key_medians = callproof_benches::paired(count as usize, 100, &mut [&mut key_call, &mut hash_call]);
+        eprintln!("derive_key {:.0} ns, sha256_hex(canonical) {:.0} ns", key_medians[0], key_medians[1]);
+        let medians = callproof_benches::paired(
+            count as usize,
+            100,
+            &mut [&mut floor_call, &mut decode_key_call, &mut decode_call, &mut parse_call, &mut strict_call],
+        );
+        eprintln!(
+            "floor {:.0} ns, decode + key {:.0} ns ({:.3}x), decode {:.0} ns ({:.3}x), serde_json parse {:.0} ns, \
+             strict parse {:.0} ns ({:.3}x)",
+            medians[0],
+            medians[1],
+            medians[1] / medians[0],
+            medians[2],
+            medians[2] / medians[0],
+            medians[3],
+            medians[4],
+            medians[4] / medians[3],
+        );
+        return;
+    }
     for _ in 0..count {
         match step.as_str() {
             "parse" => {

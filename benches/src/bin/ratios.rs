@@ -29,6 +29,7 @@ const TWO_THREAD_SCALING: f64 = 1.6;
 struct Run {
     criterion: PathBuf,
     python: Vec<Value>,
+    paired: Value,
 }
 
 impl Run {
@@ -45,7 +46,11 @@ impl Run {
                 }
             }
         }
-        Run { criterion: dir.join("criterion"), python }
+        let paired = std::fs::read_to_string(dir.join("paired.json"))
+            .ok()
+            .and_then(|text| serde_json::from_str(&text).ok())
+            .unwrap_or(Value::Null);
+        Run { criterion: dir.join("criterion"), python, paired }
     }
 
     /// Median ns per iteration of criterion bench `group/name`.
@@ -53,6 +58,11 @@ impl Run {
         let file = self.criterion.join(group).join(name).join("new").join("estimates.json");
         let estimates: Value = serde_json::from_str(&std::fs::read_to_string(file).ok()?).ok()?;
         estimates["median"]["point_estimate"].as_f64()
+    }
+
+    /// `field` of the paired run of `case` (`floor_ns`, `decode_ns`, `decode_key_ns`).
+    fn paired(&self, case: &str, field: &str) -> Option<f64> {
+        self.paired[case][field].as_f64()
     }
 
     /// The fastest Python median of `case`, in ns.
@@ -187,7 +197,7 @@ fn end_to_end_table(run: &Run, out: &mut String) {
 fn targets(run: &Run, out: &mut String) {
     let full = run.median("decode_key", "refund_valid");
     let python = ratio(run.python("refund_valid"), full);
-    let floor = ratio(full, run.median("floor", "refund_valid"));
+    let floor = ratio(run.paired("refund_valid", "decode_key_ns"), run.paired("refund_valid", "floor_ns"));
     let one = ops_per_second(run, "memory_store_1_thread", 1.0);
     let scaling = ratio(ops_per_second(run, "memory_store_2_threads_disjoint", 2.0), one);
     out.push_str(

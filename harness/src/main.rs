@@ -265,6 +265,20 @@ fn run_explore(
     match &found.path {
         Some(path) => {
             println!("wrote {}", path.display());
+            let confirmed = runtime()?.block_on(explore::replays_over_loopback(
+                options.subject.clone(),
+                embedded_corpus()?,
+                path,
+                found.check,
+            ));
+            println!(
+                "over loopback HTTP (wiremock) the file {}",
+                match confirmed {
+                    Ok(true) => "fails the same check: confirmed".to_owned(),
+                    Ok(false) => "does NOT fail the same check (the failure depends on simulated timing)".to_owned(),
+                    Err(error) => format!("could not be replayed: {error}"),
+                }
+            );
             println!("replay: callproof run --subject {subject} {}", path.display());
         }
         None => print!("{}", found.scenario),

@@ -48,6 +48,8 @@ pub struct Runner {
 /// A business operation being built up by the steps.
 #[derive(Debug, Clone)]
 struct Op {
+    /// The business operation (index into the transcript's operations) this call template belongs to.
+    business: usize,
     call: ToolCall,
     auth: String,
     business_request_id: Option<String>,
@@ -81,6 +83,8 @@ pub struct Session<'a> {
     ops: Vec<Op>,
     operations: Vec<Operation>,
     op_ids: BTreeMap<String, usize>,
+    /// The business identity of each operation, parallel to `operations`.
+    identities: Vec<String>,
 }
 
 impl Runner {
@@ -159,6 +163,7 @@ impl Runner {
             ops: Vec::new(),
             operations: Vec::new(),
             op_ids: BTreeMap::new(),
+            identities: Vec::new(),
         })
     }
 
@@ -249,17 +254,18 @@ impl Session<'_> {
                 let (tool, arguments) = runner.arguments_of(spec);
                 let call = ToolCall { call_id: spec.call_id.clone().unwrap_or(default_call_id), name: tool, arguments };
                 let op = Op {
+                    business: 0,
                     call,
                     auth: spec.auth.clone(),
                     business_request_id: spec.business_request_id.clone(),
                     attempt: 1,
                     budget_ms: spec.budget_ms,
                 };
-                let op_index = new_op(&mut self.ops, &mut self.operations, op, spec.id.clone());
+                let op_index = self.new_op(op, spec.id.clone());
                 if let Some(id) = &spec.id {
                     self.op_ids.insert(id.clone(), op_index);
                 }
-                (0..count).map(|_| planned(step_index, step.action(), op_index, &self.ops[op_index], None)).collect()
+                (0..count).map(|_| planned(step_index, step.action(), &self.ops[op_index], None)).collect()
             }
             Step::Retry(follow) => {
                 let op_index = self.op_ids[&follow.of];
@@ -269,11 +275,11 @@ impl Session<'_> {
                 if let Some(budget) = follow.budget_ms {
                     op.budget_ms = budget;
                 }
-                vec![planned(step_index, step.action(), op_index, op, None)]
+                vec![planned(step_index, step.action(), op, None)]
             }
             Step::Duplicate(follow) => {
                 let op_index = self.op_ids[&follow.of];
-                vec![planned(step_index, step.action(), op_index, &self.ops[op_index], None)]
+                vec![planned(step_index, step.action(), &self.ops[op_index], None)]
             }
             Step::Changed(changed) => {
                 let op_index = self.op_ids[&changed.of];
@@ -284,7 +290,10 @@ impl Session<'_> {
                     (Some(text), _) => Arguments::Raw(text.clone()),
                     (None, json) => Arguments::Value(serde_json::to_value(json).unwrap_or_default()),
                 };
-                vec![planned(step_index, step.action(), op_index, op, None)]
+                // Without a business request id, other arguments are another business operation.
+                let changed_op = op.clone();
+                self.ops[op_index].business = self.business_of(&changed_op, None);
+                vec![planned(step_index, step.action(), &self.ops[op_index], None)]
             }
             Step::Wait { ms } => {
                 tokio::time::sleep(Duration::from_millis(*ms)).await;
@@ -300,14 +309,18 @@ impl Session<'_> {
                         name: case.tool.clone(),
                         arguments: Arguments::Raw(case.text()),
                     };
-                    let op =
-                        Op { call, auth: spec.auth.clone(), business_request_id: None, attempt: 1, budget_ms: 3000 };
-                    let op_index =
-                        new_op(&mut self.ops, &mut self.operations, op, Some(format!("corpus:{}", case.name)));
+                    let op = Op {
+                        business: 0,
+                        call,
+                        auth: spec.auth.clone(),
+                        business_request_id: None,
+                        attempt: 1,
+                        budget_ms: 3000,
+                    };
+                    let op_index = self.new_op(op, Some(format!("corpus:{}", case.name)));
                     planned_cases.push(planned(
                         step_index,
                         step.action(),
-                        op_index,
                         &self.ops[op_index],
                         Some(case.name.clone()),
                     ));
@@ -344,6 +357,38 @@ impl Session<'_> {
             self.subject.restart().await?;
         }
         Ok(())
+    }
+
+    /// Adds a call template and returns its index; its business operation is found or created by identity.
+    fn new_op(&mut self, op: Op, name: Option<String>) -> usize {
+        let business = self.business_of(&op, name);
+        self.ops.push(Op { business, ..op });
+        self.ops.len() - 1
+    }
+
+    /// The business operation of a call: the caller's tenant and subject, the tool, and the business request id
+    /// or, without one, the canonical arguments (the identity the idempotency key is made of).
+    fn business_of(&mut self, op: &Op, name: Option<String>) -> usize {
+        let fixture = &self.scenario.auth[&op.auth];
+        let what = match &op.business_request_id {
+            Some(id) => format!("request:{id}"),
+            None => match &op.call.arguments {
+                Arguments::Raw(text) => serde_json::from_str::<serde_json::Value>(text)
+                    .map_or_else(|_| format!("raw:{text}"), |value| format!("arguments:{}", canonical_json(&value))),
+                Arguments::Value(value) => format!("arguments:{}", canonical_json(value)),
+            },
+        };
+        let identity = format!("{}|{}|{}|{what}", fixture.tenant_id, fixture.subject_id, op.call.name);
+        if let Some(existing) = self.identities.iter().position(|known| *known == identity) {
+            return existing;
+        }
+        self.identities.push(identity);
+        self.operations.push(Operation {
+            name: name.unwrap_or_else(|| format!("op{}", self.operations.len() + 1)),
+            tool: op.call.name.clone(),
+            calls: Vec::new(),
+        });
+        self.operations.len() - 1
     }
 
     /// What happened so far (no waiting for delayed answers).
@@ -434,22 +479,11 @@ impl Session<'_> {
     }
 }
 
-fn new_op(ops: &mut Vec<Op>, operations: &mut Vec<Operation>, op: Op, name: Option<String>) -> usize {
-    let index = ops.len();
-    operations.push(Operation {
-        name: name.unwrap_or_else(|| format!("op{}", index + 1)),
-        tool: op.call.name.clone(),
-        calls: Vec::new(),
-    });
-    ops.push(op);
-    index
-}
-
-fn planned(step: usize, action: &'static str, op_index: usize, op: &Op, corpus_case: Option<String>) -> Planned {
+fn planned(step: usize, action: &'static str, op: &Op, corpus_case: Option<String>) -> Planned {
     Planned {
         step,
         action,
-        op: op_index,
+        op: op.business,
         call: op.call.clone(),
         auth_name: op.auth.clone(),
         business_request_id: op.business_request_id.clone(),

@@ -2,13 +2,21 @@
 //!
 //! Rule enforced here: the simulated downstream answers exactly what the world answers over HTTP (same
 //! decision, same delay, same dropped connection), so a schedule found in simulation replays over wiremock.
-//! Delays are tokio sleeps, so under paused time they cost nothing.
+//! Delays, including a small network latency that keeps concurrent calls interleaving as they do over
+//! loopback, are tokio sleeps, so under paused time they cost nothing.
 
 use crate::world::{Incoming, World};
 use async_trait::async_trait;
 use callproof_executor::app::{Downstream, HttpRequest, HttpResponse, SendError};
 use std::sync::Arc;
 use std::time::Duration;
+
+/// Virtual time a request takes to reach the world. Without it, one call could run from claim to answer
+/// before a concurrent one is even polled, an interleaving loopback HTTP never produces.
+const NETWORK_LATENCY: Duration = Duration::from_millis(1);
+
+/// How much longer than the caller's timeout the simulated client waits (as `HttpDownstream` does).
+const CLIENT_TIMEOUT_GRACE: Duration = Duration::from_secs(1);
 
 /// The world as a `Downstream`.
 pub struct SimulatedDownstream {
@@ -40,9 +48,13 @@ impl Downstream for SimulatedDownstream {
             headers: request.headers.iter().map(|(name, value)| (name.to_ascii_lowercase(), value.clone())).collect(),
             body: request.body.clone().unwrap_or_default(),
         };
+        tokio::time::sleep(NETWORK_LATENCY).await;
         let reply = self.world.handle(&incoming);
-        if reply.delay > timeout {
-            tokio::time::sleep(timeout).await;
+        // Like the HTTP client, give up a little after the caller's timeout, so the caller's own deadline fires
+        // first and the caller reports the timeout itself.
+        let give_up = timeout + CLIENT_TIMEOUT_GRACE;
+        if reply.delay > give_up {
+            tokio::time::sleep(give_up).await;
             return Err(SendError::Lost);
         }
         tokio::time::sleep(reply.delay).await;

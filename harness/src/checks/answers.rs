@@ -7,7 +7,7 @@ use callproof_executor::ErrorCode;
 use serde_json::Value;
 use std::sync::OnceLock;
 
-pub(super) const CHECKS: [Check; 6] = [
+pub(super) const CHECKS: [Check; 7] = [
     Check {
         id: "envelope-schema",
         level: Level::Must,
@@ -35,6 +35,13 @@ pub(super) const CHECKS: [Check; 6] = [
         rule: "the envelope fields and final ledger counts the scenario pins hold",
         seed_ref: "scenario",
         run: expectations,
+    },
+    Check {
+        id: "malformed-input-refused",
+        level: Level::Must,
+        rule: "a call the contract's decoding rules refuse is refused with an input-layer error, never executed",
+        seed_ref: "§2.1, §2.3",
+        run: malformed_input_refused,
     },
     Check {
         id: "corpus-codes",
@@ -177,6 +184,34 @@ fn expectations(context: &Context<'_>) -> Outcome {
 
 fn effect_name(kind: EffectKind) -> &'static str {
     kind.name()
+}
+
+fn malformed_input_refused(context: &Context<'_>) -> Outcome {
+    let mut violations = Vec::new();
+    let mut applicable = false;
+    for call in &context.transcript.calls {
+        let submitted = callproof_executor::ToolCall {
+            call_id: call.call_id.clone(),
+            name: call.tool.clone(),
+            arguments: call.arguments.clone(),
+        };
+        let Some(refusal) = super::oracle::refusal(&submitted) else { continue };
+        applicable = true;
+        let Some(envelope) = call.envelope() else { continue };
+        let category = envelope["error"]["category"].as_str();
+        if !matches!(category, Some("input" | "protocol")) {
+            violations.push(Violation {
+                message: format!(
+                    "the contract refuses these arguments ({}: {}), but the call answered {}",
+                    refusal.code,
+                    refusal.message,
+                    envelope["error"]["code"].as_str().unwrap_or("ok")
+                ),
+                evidence: context.evidence(call),
+            });
+        }
+    }
+    Outcome::from_violations(applicable, violations)
 }
 
 fn corpus_codes(context: &Context<'_>) -> Outcome {

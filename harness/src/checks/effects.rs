@@ -91,6 +91,16 @@ fn rejection_has_no_effect(context: &Context<'_>) -> Outcome {
     Outcome::from_violations(applicable, violations)
 }
 
+/// Canonical JSON of arguments as the harness reads them (raw text that is not JSON stays as it is).
+fn canonical(arguments: &callproof_executor::Arguments) -> String {
+    match arguments {
+        callproof_executor::Arguments::Raw(text) => serde_json::from_str::<serde_json::Value>(text)
+            .map(|value| callproof_executor::canonical::canonical_json(&value))
+            .unwrap_or_else(|_| text.clone()),
+        callproof_executor::Arguments::Value(value) => callproof_executor::canonical::canonical_json(value),
+    }
+}
+
 /// Whether a refusal is about the resource (the only refusal that needs the resource loaded). Executors that
 /// give no `details.reason` get the benefit of the doubt.
 fn about_resource(call: &crate::transcript::CallRecord) -> bool {
@@ -189,52 +199,62 @@ fn burst_single_execution(context: &Context<'_>) -> Outcome {
     let mut violations = Vec::new();
     let mut applicable = false;
     for (op, operation) in context.transcript.operations.iter().enumerate() {
-        let calls: Vec<_> = operation
-            .calls
-            .iter()
-            .map(|index| &context.transcript.calls[*index])
-            .filter(|call| call.action == "burst")
-            .collect();
-        if calls.len() < 2 || !context.has_side_effect(&operation.tool) {
+        if !context.has_side_effect(&operation.tool) {
             continue;
         }
-        // A fault that fails the execution (anything but holding requests back) lets a duplicate legitimately
-        // take over (a retry after a known failure, a reconciliation after an unknown one): such bursts are
-        // judged by the effect checks, not by this one.
-        let disturbed = context
-            .transcript
-            .exchanges_of_op(op)
-            .any(|exchange| exchange.record.fault.as_ref().is_some_and(|(_, fault)| fault != "hold_until"));
-        if disturbed {
-            continue;
+        let mut bursts: std::collections::BTreeMap<usize, Vec<&crate::transcript::CallRecord>> =
+            std::collections::BTreeMap::new();
+        for call in
+            operation.calls.iter().map(|index| &context.transcript.calls[*index]).filter(|call| call.action == "burst")
+        {
+            bursts.entry(call.step).or_default().push(call);
         }
-        applicable = true;
-        let sends = context.transcript.exchanges_of_op(op).filter(|exchange| exchange.record.side_effect).count();
-        if sends > 1 {
-            violations.push(Violation {
-                message: format!("a burst of {} identical calls sent {sends} side-effecting requests", calls.len()),
-                evidence: context.op_evidence(op),
-            });
-        }
-        let results: Vec<_> = calls
-            .iter()
-            .filter(|call| call.ok())
-            .filter_map(|call| call.envelope().map(|envelope| &envelope["result"]))
-            .collect();
-        if results.windows(2).any(|pair| pair[0] != pair[1]) {
-            violations.push(Violation {
-                message: "the burst's successful answers differ".to_owned(),
-                evidence: context.op_evidence(op),
-            });
-        }
-        for call in calls.iter().filter(|call| !call.ok()) {
-            let code = call.code().unwrap_or("(no envelope)");
-            let first_failed = calls.iter().all(|other| !other.ok());
-            if code != "operation_in_progress" && !first_failed {
+        for calls in bursts.values().filter(|calls| calls.len() > 1) {
+            // A fault that fails the execution (anything but holding requests back) lets a duplicate legitimately
+            // take over (a retry after a known failure, a reconciliation after an unknown one): such bursts are
+            // judged by the effect checks, not by this one.
+            let exchanges: Vec<_> =
+                calls.iter().flat_map(|call| context.transcript.exchanges_of_call(call.index)).collect();
+            if exchanges
+                .iter()
+                .any(|exchange| exchange.record.fault.as_ref().is_some_and(|(_, fault)| fault != "hold_until"))
+            {
+                continue;
+            }
+            applicable = true;
+            let sends = exchanges.iter().filter(|exchange| exchange.record.side_effect).count();
+            if sends > 1 {
                 violations.push(Violation {
-                    message: format!("a duplicate in a burst answered {code}"),
-                    evidence: context.evidence(call),
+                    message: format!("a burst of {} identical calls sent {sends} side-effecting requests", calls.len()),
+                    evidence: context.op_evidence(op),
                 });
+            }
+            let executed: Vec<_> = calls
+                .iter()
+                .filter(|call| {
+                    call.ok() && call.envelope().is_some_and(|envelope| envelope["meta"]["replayed"] != true)
+                })
+                .collect();
+            if executed.len() > 1 {
+                violations.push(Violation {
+                    message: format!("{} calls of one burst executed", executed.len()),
+                    evidence: context.op_evidence(op),
+                });
+            }
+            let Some(winner) = executed.first().and_then(|call| call.envelope()) else { continue };
+            for call in calls.iter().filter(|call| call.index != executed[0].index) {
+                let envelope = call.envelope();
+                let waited = call.code() == Some("operation_in_progress");
+                let replayed = call.ok() && envelope.is_some_and(|envelope| envelope["result"] == winner["result"]);
+                if !waited && !replayed {
+                    violations.push(Violation {
+                        message: format!(
+                            "a duplicate in a burst answered {}",
+                            call.code().unwrap_or("a different result")
+                        ),
+                        evidence: context.evidence(call),
+                    });
+                }
             }
         }
     }
@@ -251,9 +271,13 @@ fn conflict_on_changed_arguments(context: &Context<'_>) -> Outcome {
         if !context.has_side_effect(&operation.tool) {
             continue;
         }
-        let recorded = operation.calls.iter().take_while(|earlier| **earlier != call.index).any(|earlier| {
-            let earlier = &context.transcript.calls[*earlier];
-            match earlier.code().and_then(category) {
+        // The first earlier call that got past authorization is the one whose arguments were recorded.
+        let recorded = operation
+            .calls
+            .iter()
+            .take_while(|earlier| **earlier != call.index)
+            .map(|earlier| &context.transcript.calls[*earlier])
+            .find(|earlier| match earlier.code().and_then(category) {
                 Some(Category::Input | Category::Protocol | Category::Authorization) => false,
                 Some(_) => true,
                 None => {
@@ -263,13 +287,16 @@ fn conflict_on_changed_arguments(context: &Context<'_>) -> Outcome {
                             .exchanges_of_call(earlier.index)
                             .any(|exchange| exchange.record.side_effect)
                 }
-            }
-        });
+            });
+        // Changed back to what was recorded is a plain retry, not a conflict.
+        if recorded.is_none_or(|recorded| canonical(&recorded.arguments) == canonical(&call.arguments)) {
+            continue;
+        }
         let refused_first = matches!(
             call.code().and_then(category),
             Some(Category::Input | Category::Protocol | Category::Authorization)
         );
-        if !recorded || refused_first {
+        if refused_first {
             continue;
         }
         applicable = true;

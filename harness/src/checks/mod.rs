@@ -9,6 +9,7 @@
 mod access;
 mod answers;
 mod effects;
+mod oracle;
 mod outcomes;
 mod timing;
 

@@ -2,6 +2,7 @@
 
 use super::{Check, Context, Level, Outcome, Violation};
 use crate::transcript::Answer;
+use callproof_executor::error::Category;
 
 /// How far past its budget an answer may arrive and still count as on time. Wide on purpose: the suite runs
 /// on loaded 2-core CI machines, and the check is about not hanging, not about milliseconds.
@@ -76,11 +77,24 @@ fn answer_within_deadline(context: &Context<'_>) -> Outcome {
 
 fn lease_honoured(context: &Context<'_>) -> Outcome {
     let Some(records) = &context.transcript.records else { return Outcome::Skip };
+    // A holder killed mid-flight cannot settle its record; the lease exists for exactly that case, and the
+    // record expires into UNKNOWN on the next claim (the crash scenarios check that path). Only records whose
+    // holders lived are judged here.
+    let orphaned = |key: &str| {
+        context.transcript.operations.iter().any(|operation| {
+            let calls: Vec<_> = operation.calls.iter().map(|index| &context.transcript.calls[*index]).collect();
+            calls.iter().any(|call| call.answer == Answer::Killed)
+                && calls
+                    .iter()
+                    .any(|call| call.envelope().is_some_and(|envelope| envelope["meta"]["idempotency_key"] == key))
+        })
+    };
     let violations = records
         .iter()
         .filter(|record| {
             record.state == callproof_executor::idempotency::State::InProgress
                 && record.lease_expires_ms < context.transcript.records_read_at_ms
+                && !orphaned(&record.key)
         })
         .map(|record| Violation {
             message: format!(
@@ -131,11 +145,23 @@ fn output_invalid_withheld(context: &Context<'_>) -> Outcome {
     let mut violations = Vec::new();
     let mut applicable = false;
     for call in &context.transcript.calls {
-        let broken = context.transcript.exchanges_of_call(call.index).any(|exchange| {
+        // The result comes from the call's last request to its tool's own endpoint (a read may look the same
+        // resource up first, for authorization).
+        let endpoint = super::effects::main_endpoint(context, &call.tool);
+        let last = context
+            .transcript
+            .exchanges_of_call(call.index)
+            .filter(|exchange| exchange.record.endpoint == endpoint && !exchange.record.status_query)
+            .last();
+        let broken = last.is_some_and(|exchange| {
             exchange.record.fault.as_ref().is_some_and(|(_, name)| name == "bad_output")
                 && exchange.record.status.is_some_and(|status| status < 300)
         });
-        if !broken {
+        // A call refused before the tool ran (input, authorization) never saw the output: only its lookup did.
+        let refused_first = call.code().and_then(callproof_executor::ErrorCode::from_wire).is_some_and(|code| {
+            matches!(code.info().category, Category::Input | Category::Protocol | Category::Authorization)
+        });
+        if !broken || refused_first {
             continue;
         }
         applicable = true;

@@ -220,6 +220,23 @@ pub fn write_found(out: &Path, check: &str, scenario: &str) -> std::io::Result<P
     Ok(path)
 }
 
+/// Replays a found scenario over loopback HTTP (wiremock, real time): whether `check` fails there too.
+///
+/// # Errors
+/// The scenario does not load, or the subject cannot start.
+pub async fn replays_over_loopback(
+    subject: Arc<dyn SubjectFactory>,
+    corpus: Arc<Corpus>,
+    path: &Path,
+    check: &str,
+) -> Result<bool, String> {
+    let scenario = Scenario::load(path, path.parent().unwrap_or(path)).map_err(|error| error.to_string())?;
+    let transcript = Runner::new(subject, corpus.clone()).run(&scenario).await.map_err(|error| error.to_string())?;
+    let catalog = catalog();
+    let context = Context { transcript: &transcript, scenario: &scenario, corpus: &corpus, catalog: &catalog };
+    Ok(checks::all().iter().any(|known| known.id == check && matches!((known.run)(&context), Outcome::Fail { .. })))
+}
+
 /// Runs schedule case `case` of `seed` and returns its timeline text (for determinism tests and `--show`).
 pub fn timeline_of_case(
     subject: Arc<dyn SubjectFactory>,

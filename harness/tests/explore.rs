@@ -1,0 +1,130 @@
+//! Exploration is reproducible and finds real bugs: the same seed gives the same schedules and transcripts,
+//! the reference executor survives a run, a known-bad executor is found and shrunk to a scenario file, and every
+//! scenario the explorer found and we committed (scenarios/found/) still fails its mutant and passes the
+//! reference over real wiremock.
+
+use callproof_harness::corpus::Corpus;
+use callproof_harness::explore::{self, Options};
+use callproof_harness::runner::Runner;
+use callproof_harness::subject::InProcess;
+use callproof_harness::suite::{self, Suite};
+use callproof_harness::{checks, report};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+fn corpus() -> Arc<Corpus> {
+    Arc::new(toml::from_str(callproof_harness::EMBEDDED_CORPUS).expect("corpus"))
+}
+
+fn options(subject: InProcess, seed: u64, cases: u32, out: Option<PathBuf>) -> Options {
+    Options { subject: Arc::new(subject), seed, cases, partition: (1, 1), max_moves: 8, out }
+}
+
+#[test]
+fn the_same_seed_gives_the_same_schedules_and_the_same_transcripts() {
+    let mut ran = 0;
+    for case in 0..12 {
+        let first = explore::timeline_of_case(Arc::new(InProcess::reference()), corpus(), 42, case, 8);
+        let second = explore::timeline_of_case(Arc::new(InProcess::reference()), corpus(), 42, case, 8);
+        ran += usize::from(!first.is_empty());
+        assert_eq!(first, second, "case {case} of seed 42 ran differently twice");
+    }
+    assert!(ran >= 8, "only {ran} of 12 schedules had a step to run");
+    let this_seed: Vec<String> =
+        (0..4).map(|case| explore::timeline_of_case(Arc::new(InProcess::reference()), corpus(), 42, case, 8)).collect();
+    let other_seed: Vec<String> =
+        (0..4).map(|case| explore::timeline_of_case(Arc::new(InProcess::reference()), corpus(), 43, case, 8)).collect();
+    assert_ne!(this_seed, other_seed, "different seeds should give different schedules");
+}
+
+#[test]
+fn partitions_split_the_cases_without_overlap() {
+    let whole = explore::explore(&options(InProcess::reference(), 5, 30, None), corpus(), |_| {});
+    let halves: u32 = (1..=3)
+        .map(|k| {
+            explore::explore(
+                &Options { partition: (k, 3), ..options(InProcess::reference(), 5, 30, None) },
+                corpus(),
+                |_| {},
+            )
+            .cases
+        })
+        .sum();
+    assert_eq!(whole.cases, 30);
+    assert_eq!(halves, 30);
+}
+
+#[test]
+fn the_reference_executor_survives_exploration() {
+    let summary = explore::explore(&options(InProcess::reference(), 20261129, 400, None), corpus(), |_| {});
+    assert_eq!(summary.cases, 400);
+    assert!(
+        summary.found.is_none(),
+        "the reference failed: {:?}",
+        summary.found.map(|found| (found.check, found.scenario))
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn exploration_finds_a_known_bad_executor_and_writes_a_scenario_that_replays_over_wiremock() {
+    let out = std::env::temp_dir().join(format!("callproof-explore-{}", std::process::id()));
+    let mutant = callproof_executor::mutants::by_name("key-from-call-id").expect("mutant");
+    let summary = tokio::task::spawn_blocking({
+        let out = out.clone();
+        move || explore::explore(&options(InProcess::mutant(&mutant), 7, 200, Some(out)), corpus(), |_| {})
+    })
+    .await
+    .expect("explore");
+    let found = summary.found.expect("the mutant is found");
+    assert!(found.moves.1 <= found.moves.0, "shrinking never grows a schedule");
+    let path = found.path.expect("written");
+    assert!(path.starts_with(&out));
+    let mutant_subject: Arc<InProcess> = Arc::new(InProcess::mutant(&mutant));
+    assert!(explore::replays_over_loopback(mutant_subject, corpus(), &path, found.check).await.expect("replays"));
+    assert!(
+        !explore::replays_over_loopback(Arc::new(InProcess::reference()), corpus(), &path, found.check)
+            .await
+            .expect("replays")
+    );
+    let _ = std::fs::remove_dir_all(out);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_committed_found_scenario_fails_its_mutant_and_passes_the_reference_over_wiremock() {
+    let folder = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../scenarios/found");
+    let scenarios = suite::discover(&[folder]).expect("found scenarios load");
+    assert!(scenarios.len() >= 10, "only {} found scenarios are committed", scenarios.len());
+    for scenario in &scenarios {
+        let name = scenario
+            .description
+            .split("fails for mutant:")
+            .nth(1)
+            .and_then(|rest| rest.split_whitespace().next())
+            .unwrap_or_else(|| panic!("{}: the description names no mutant", scenario.name));
+        let check = scenario
+            .name
+            .trim_start_matches("found/")
+            .rsplit_once('-')
+            .map(|(check, _)| check)
+            .expect("check-hash name");
+        let mutant = callproof_executor::mutants::by_name(name).unwrap_or_else(|| panic!("unknown mutant {name}"));
+        for (subject, should_fail) in [(InProcess::mutant(&mutant), true), (InProcess::reference(), false)] {
+            let label = subject.clone();
+            let suite = Suite::new(Runner::new(Arc::new(subject), corpus()), corpus(), checks::all(), 1);
+            let report = suite.run(std::slice::from_ref(scenario), |_| {}).await;
+            let failed = report.scenarios[0]
+                .verdicts
+                .iter()
+                .any(|verdict| verdict.check == check && matches!(verdict.outcome, checks::Outcome::Fail { .. }));
+            assert_eq!(
+                failed,
+                should_fail,
+                "{} against {}: `{check}` {}\n{}",
+                scenario.name,
+                callproof_harness::subject::SubjectFactory::name(&label),
+                if should_fail { "did not fail" } else { "failed" },
+                report::scenario_details(&report.scenarios[0])
+            );
+        }
+    }
+}

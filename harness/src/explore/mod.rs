@@ -98,6 +98,11 @@ pub fn explore(options: &Options, corpus: Arc<Corpus>, progress: impl Fn(u32)) -
     summary
 }
 
+/// The schedule of case `case` of `seed`.
+pub fn case_schedule(seed: u64, case: u32, max_moves: usize) -> Vec<Move> {
+    case_tree(seed, case, max_moves).current()
+}
+
 /// The value tree of case `case` of `seed`.
 pub fn case_tree(seed: u64, case: u32, max_moves: usize) -> Box<dyn ValueTree<Value = Vec<Move>>> {
     let mut bytes = [0u8; 32];
@@ -246,6 +251,6 @@ pub fn timeline_of_case(
     max_moves: usize,
 ) -> String {
     let explorer = Explorer { runner: Runner::new(subject, corpus.clone()).simulated(), corpus, checks: checks::all() };
-    let moves = case_tree(seed, case, max_moves).current();
+    let moves = case_schedule(seed, case, max_moves);
     explorer.run(&moves).transcript.map(|transcript| crate::timeline::text(&transcript)).unwrap_or_default()
 }

@@ -202,3 +202,29 @@ fn without_password(url: &str) -> String {
 pub(crate) fn fixture(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(path)
 }
+
+/// The ids (`group/name`) of the committed scenarios that kill the executor somewhere: an executor whose store
+/// does not survive a restart may lose a record in them, which `conform` reports as an expected failure.
+pub(crate) fn crash_scenarios() -> Vec<String> {
+    fn walk(root: &Path, dir: &Path, found: &mut Vec<String>) {
+        let mut entries: Vec<PathBuf> =
+            std::fs::read_dir(dir).expect("scenarios/ is readable").map(|entry| entry.expect("entry").path()).collect();
+        entries.sort();
+        for path in entries {
+            if path.is_dir() {
+                walk(root, &path, found);
+            } else if path.extension().is_some_and(|ext| ext == "toml") {
+                let text = std::fs::read_to_string(&path).expect("a scenario file");
+                if text.contains("kind = \"kill_") {
+                    let id = path.strip_prefix(root).expect("under scenarios/").with_extension("");
+                    found.push(id.to_string_lossy().replace('\\', "/"));
+                }
+            }
+        }
+    }
+    let root = repo().join("scenarios");
+    let mut found = Vec::new();
+    walk(&root, &root, &mut found);
+    assert!(found.iter().any(|id| id == "idempotency/crash_after_commit"), "the crash scenarios are found: {found:?}");
+    found
+}

@@ -66,7 +66,7 @@ impl Claims for MutexHashMap {
 
 /// Operations are prepared in chunks this long, right before they run, so their inputs are in cache as the
 /// executor's would be (it derives a key just before it claims it).
-const CHUNK: u64 = 1_000;
+const CHUNK: u64 = 5_000;
 /// Records one store holds before the bench moves on to a fresh one (dropped untimed).
 const RECORDS_PER_STORE: u64 = 10_000;
 
@@ -116,16 +116,34 @@ fn run<S: Claims>(store: &S, work: Vec<Operation>) -> u64 {
 /// `threads` threads run `iters` operations each (`same_keys`: all threads race for one set of `iters` keys).
 /// Chunk by chunk, every thread prepares its inputs, all are released together by a barrier, and the chunk's
 /// time is from the first start to the last finish. Returns the sum over chunks.
-fn timed<S: Claims>(threads: usize, iters: u64, same_keys: bool) -> Duration {
+/// How the threads of a run share the stores.
+#[derive(Clone, Copy, PartialEq)]
+enum Sharing {
+    /// One store set, each thread its own keys.
+    Disjoint,
+    /// One store set, every thread the same keys (they race; one completes each).
+    SameKeys,
+    /// Each thread its own store set: nothing shared but the machine, the allocator and the barrier. The
+    /// scaling of this run is the ceiling a shared store can reach here.
+    Private,
+}
+
+fn timed<S: Claims>(threads: usize, iters: u64, sharing: Sharing) -> Duration {
+    let same_keys = sharing == Sharing::SameKeys;
     let chunks = iters.div_ceil(CHUNK);
-    let records_per_chunk = if same_keys { CHUNK } else { CHUNK * threads as u64 };
+    let records_per_chunk = match sharing {
+        Sharing::Disjoint => CHUNK * threads as u64,
+        Sharing::SameKeys | Sharing::Private => CHUNK,
+    };
     let chunks_per_store = (RECORDS_PER_STORE / records_per_chunk).max(1);
-    let stores: Vec<S> = (0..chunks.div_ceil(chunks_per_store)).map(|_| S::default()).collect();
+    let sets = if sharing == Sharing::Private { threads } else { 1 };
+    let stores: Vec<Vec<S>> =
+        (0..sets).map(|_| (0..chunks.div_ceil(chunks_per_store)).map(|_| S::default()).collect()).collect();
     let start_line = Barrier::new(threads);
     let (spans, completed): (Vec<Vec<(Instant, Instant)>>, Vec<u64>) = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)
             .map(|thread| {
-                let (stores, start_line) = (&stores, &start_line);
+                let (stores, start_line) = (&stores[thread % sets], &start_line);
                 scope.spawn(move || {
                     let lane = if same_keys { 0 } else { thread };
                     let mut spans = Vec::with_capacity(chunks as usize);
@@ -159,17 +177,31 @@ fn timed<S: Claims>(threads: usize, iters: u64, same_keys: bool) -> Duration {
 
 fn bench_store<S: Claims>(group: &mut BenchmarkGroup<'_, WallTime>, name: &str) {
     group.throughput(Throughput::Elements(1));
-    group.bench_function(format!("{name}_1_thread"), |b| b.iter_custom(|iters| timed::<S>(1, iters, false)));
+    group
+        .bench_function(format!("{name}_1_thread"), |b| b.iter_custom(|iters| timed::<S>(1, iters, Sharing::Disjoint)));
     group.throughput(Throughput::Elements(2));
-    group.bench_function(format!("{name}_2_threads_disjoint"), |b| b.iter_custom(|iters| timed::<S>(2, iters, false)));
+    group.bench_function(format!("{name}_2_threads_disjoint"), |b| {
+        b.iter_custom(|iters| timed::<S>(2, iters, Sharing::Disjoint))
+    });
     group.throughput(Throughput::Elements(1));
-    group.bench_function(format!("{name}_2_threads_same_keys"), |b| b.iter_custom(|iters| timed::<S>(2, iters, true)));
+    group.bench_function(format!("{name}_2_threads_same_keys"), |b| {
+        b.iter_custom(|iters| timed::<S>(2, iters, Sharing::SameKeys))
+    });
+}
+
+/// Two threads, each with stores of its own: the scaling ceiling of this machine for this work.
+fn bench_ceiling<S: Claims>(group: &mut BenchmarkGroup<'_, WallTime>, name: &str) {
+    group.throughput(Throughput::Elements(2));
+    group.bench_function(format!("{name}_2_threads_private"), |b| {
+        b.iter_custom(|iters| timed::<S>(2, iters, Sharing::Private))
+    });
 }
 
 fn claim_complete(c: &mut Criterion) {
     let mut group = c.benchmark_group("claim_complete");
     bench_store::<MemoryStore>(&mut group, "memory_store");
     bench_store::<MutexHashMap>(&mut group, "mutex_hashmap");
+    bench_ceiling::<MemoryStore>(&mut group, "memory_store");
     group.finish();
 }
 

@@ -192,6 +192,15 @@ fn store_table(run: &Run, out: &mut String) {
             millions(same)
         );
     }
+    let one = ops_per_second(run, "memory_store_1_thread", 1.0);
+    let private = ops_per_second(run, "memory_store_2_threads_private", 2.0);
+    let _ = writeln!(
+        out,
+        "| MemoryStore, a store per thread (ceiling: nothing shared) | {} | {} | {} | – |",
+        millions(one),
+        millions(private),
+        times(ratio(private, one))
+    );
     let one =
         ratio(ops_per_second(run, "memory_store_1_thread", 1.0), ops_per_second(run, "mutex_hashmap_1_thread", 1.0));
     let two = ratio(
@@ -250,6 +259,12 @@ fn targets(run: &Run, out: &mut String) {
     for (target, measured, met) in rows {
         let _ = writeln!(out, "| {target} | {measured} | {} |", verdict(met));
     }
+    let floor_over_python = ratio(run.python("refund_valid"), run.median("floor", "refund_valid"));
+    let _ = writeln!(
+        out,
+        "\nFor scale: the hand-assembled floor itself is {} faster than Python on the refund payload.",
+        times(floor_over_python)
+    );
     out.push('\n');
 }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the Rust benches and the Python baseline in one go and prints the ratio table.
 #
-#   benches/compare.sh           full run (criterion defaults; about 25 minutes on 2 cores)
+#   benches/compare.sh           full run (criterion defaults; 7–9 minutes on 2 quiet cores)
 #   benches/compare.sh --quick   criterion's quick mode and 5 Python repeats (a few minutes; noisier)
 #
 # Python's jsonschema goes into a venv under the target directory, never into the system. Results land in

@@ -16,7 +16,8 @@
 //! | 9. envelope | [`envelope`], [`error`] | one shape; codes, flags and resolutions from one table |
 //!
 //! The conformance app every executor under test implements lives in [`app`]. Around the pipeline: [`batch`] orders the parallel calls of one model turn, [`mapping`] writes envelopes
-//! back as MCP, OpenAI and Anthropic tool results, [`lint`] checks schemas against strict mode.
+//! back as MCP, OpenAI and Anthropic tool results, [`lint`] checks schemas against strict mode, [`lines`] reads the
+//! bounded JSON lines of the callproof/1 protocol for the `--stdio` binary and the harness alike.
 //!
 //! Ports (traits) for faults and variants: [`clock::Clock`], [`store::Store`], [`resource::Resources`],
 //! [`audit::AuditSink`], [`tool::Tool`]. Pure stages are swappable function pointers in [`Stages`]; the
@@ -36,6 +37,7 @@ pub mod envelope;
 pub mod error;
 mod executor;
 pub mod idempotency;
+pub mod lines;
 pub mod lint;
 pub mod mapping;
 pub mod mutants;

@@ -14,6 +14,7 @@ use crate::subject::{Subject, SubjectCall, SubjectError, SubjectFactory, Support
 use crate::world::FaultKind;
 use async_trait::async_trait;
 use callproof_executor::app::catalog;
+use callproof_executor::lines::{self, LineError};
 use serde_json::Value;
 use std::collections::{BTreeMap, VecDeque};
 use std::process::Stdio;
@@ -25,7 +26,7 @@ use tokio::process::{Child, ChildStdin, Command};
 use tokio::sync::{OnceCell, oneshot};
 
 /// Longest line read from an executor; a longer one is a protocol break, never an unbounded allocation.
-pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
+pub use callproof_executor::lines::MAX_LINE_BYTES;
 /// Lines of stderr kept for error messages.
 const STDERR_LINES: usize = 20;
 /// Longest stderr line kept.
@@ -477,31 +478,14 @@ fn capabilities_of(line: &str) -> Result<Capabilities, String> {
     Ok(capabilities)
 }
 
-/// One line without its newline; `None` at the end of the stream.
+/// One line of the executor's stdout without its newline; `None` at the end of the stream.
 async fn read_line(reader: &mut (impl AsyncBufRead + Unpin)) -> Result<Option<String>, String> {
-    let mut line = Vec::new();
-    loop {
-        let buffer = reader.fill_buf().await.map_err(|error| format!("reading its stdout failed ({error})"))?;
-        if buffer.is_empty() {
-            return if line.is_empty() { Ok(None) } else { Err("its output ended in the middle of a line".to_owned()) };
-        }
-        let (taken, done) = match buffer.iter().position(|byte| *byte == b'\n') {
-            Some(end) => (end + 1, true),
-            None => (buffer.len(), false),
-        };
-        line.extend_from_slice(&buffer[..taken]);
-        reader.consume(taken);
-        if line.len() > MAX_LINE_BYTES {
-            return Err(format!("it wrote a line longer than {MAX_LINE_BYTES} bytes"));
-        }
-        if done {
-            line.pop();
-            if line.last() == Some(&b'\r') {
-                line.pop();
-            }
-            return String::from_utf8(line).map(Some).map_err(|_| "it wrote a line that is not UTF-8".to_owned());
-        }
-    }
+    lines::read_line(reader).await.map_err(|error| match error {
+        LineError::Read(error) => format!("reading its stdout failed ({error})"),
+        LineError::Cut => "its output ended in the middle of a line".to_owned(),
+        LineError::TooLong => format!("it wrote a line longer than {MAX_LINE_BYTES} bytes"),
+        LineError::NotUtf8 => "it wrote a line that is not UTF-8".to_owned(),
+    })
 }
 
 async fn keep_tail(

@@ -8,6 +8,7 @@ use crate::options::{Options, StoreChoice};
 use crate::session::SessionStore;
 use callproof_executor::app::{HttpDownstream, catalog, conformance_app};
 use callproof_executor::clock::SystemClock;
+use callproof_executor::lines::{self, LineError, MAX_LINE_BYTES};
 use callproof_executor::mutants::Variant;
 use callproof_executor::store::{
     MemoryStore, PostgresOptions, PostgresStore, RedisOptions, RedisStore, SqliteOptions, SqliteStore, Store,
@@ -17,13 +18,11 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufRead, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
 
 /// The protocol version served.
 const PROTOCOL: &str = "callproof/1";
-/// Longest line read; the raw-argument limit of the decoder is far below it.
-const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
 
 #[derive(Deserialize)]
 struct Hello {
@@ -203,29 +202,12 @@ async fn write_lines(mut outbox: mpsc::UnboundedReceiver<String>) -> Result<(), 
     Ok(())
 }
 
-/// One line without its newline; `None` at the end of stdin.
+/// One line of stdin without its newline; `None` at the end of stdin.
 async fn read_line(reader: &mut (impl AsyncBufRead + Unpin)) -> Result<Option<String>, String> {
-    let mut line = Vec::new();
-    loop {
-        let buffer = reader.fill_buf().await.map_err(|error| format!("cannot read stdin: {error}"))?;
-        if buffer.is_empty() {
-            return if line.is_empty() { Ok(None) } else { Err("stdin ended in the middle of a line".to_owned()) };
-        }
-        let (taken, done) = match buffer.iter().position(|byte| *byte == b'\n') {
-            Some(end) => (end + 1, true),
-            None => (buffer.len(), false),
-        };
-        line.extend_from_slice(&buffer[..taken]);
-        reader.consume(taken);
-        if line.len() > MAX_LINE_BYTES {
-            return Err(format!("a line longer than {MAX_LINE_BYTES} bytes"));
-        }
-        if done {
-            line.pop();
-            if line.last() == Some(&b'\r') {
-                line.pop();
-            }
-            return String::from_utf8(line).map(Some).map_err(|_| "a line that is not UTF-8".to_owned());
-        }
-    }
+    lines::read_line(reader).await.map_err(|error| match error {
+        LineError::Read(error) => format!("cannot read stdin: {error}"),
+        LineError::Cut => "stdin ended in the middle of a line".to_owned(),
+        LineError::TooLong => format!("a line longer than {MAX_LINE_BYTES} bytes"),
+        LineError::NotUtf8 => "a line that is not UTF-8".to_owned(),
+    })
 }

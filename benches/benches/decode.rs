@@ -8,10 +8,9 @@
 //! `DIR/paired.json` for the ratio table. Paired medians are what the targets are judged on: on a shared machine,
 //! separately measured medians drift apart with the load, paired ones share it.
 
-use callproof_benches::{caller, cases, floor, input_schema, noop_tools, paired, plain_validator};
+use callproof_benches::{caller, cases, decode_and_key, floor, input_schema, noop_tools, paired, plain_validator};
 use callproof_executor::ToolCall;
 use callproof_executor::decode::{Limits, decode};
-use callproof_executor::idempotency::{KeyInput, derive_key};
 use criterion::{Criterion, Throughput, criterion_group};
 use serde_json::{Value, json};
 use std::hint::black_box;
@@ -28,7 +27,7 @@ fn strict_decode(c: &mut Criterion) {
     group.finish();
 }
 
-fn decode_and_key(c: &mut Criterion) {
+fn decode_then_key(c: &mut Criterion) {
     let tools = noop_tools();
     let limits = Limits::default();
     let auth = caller();
@@ -36,20 +35,7 @@ fn decode_and_key(c: &mut Criterion) {
     for case in cases().into_iter().filter(|case| case.valid) {
         let call = ToolCall::raw("call_1", case.tool, case.arguments.clone());
         group.throughput(Throughput::Bytes(case.arguments.len() as u64));
-        group.bench_function(case.name, |b| {
-            b.iter(|| {
-                let decoded = decode(black_box(&call), &tools, &limits).expect("valid case");
-                let key = derive_key(&KeyInput {
-                    auth: &auth,
-                    tool: &decoded.tool.spec().name,
-                    canonical_arguments: &decoded.canonical,
-                    business_request_id: None,
-                    call_id: &call.call_id,
-                    attempt: 1,
-                });
-                (decoded, key)
-            })
-        });
+        group.bench_function(case.name, |b| b.iter(|| decode_and_key(black_box(&call), &tools, &limits, &auth)));
     }
     group.finish();
 }
@@ -111,15 +97,7 @@ fn paired_ratios(quick: bool) -> Value {
             black_box(decode(black_box(&call), &tools, &limits).ok());
         };
         let mut decode_key_call = || {
-            let decoded = decode(black_box(&call), &tools, &limits).expect("valid case");
-            black_box(derive_key(&KeyInput {
-                auth: &auth,
-                tool: &decoded.tool.spec().name,
-                canonical_arguments: &decoded.canonical,
-                business_request_id: None,
-                call_id: &call.call_id,
-                attempt: 1,
-            }));
+            black_box(decode_and_key(black_box(&call), &tools, &limits, &auth));
         };
         let medians = paired(rounds, batch, &mut [&mut floor_call, &mut decode_call, &mut decode_key_call]);
         println!(
@@ -139,7 +117,7 @@ fn paired_ratios(quick: bool) -> Value {
     Value::Object(report)
 }
 
-criterion_group!(benches, strict_decode, decode_and_key, baselines);
+criterion_group!(benches, strict_decode, decode_then_key, baselines);
 
 fn main() {
     benches();

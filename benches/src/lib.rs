@@ -8,8 +8,10 @@
 
 use async_trait::async_trait;
 use callproof_executor::app::catalog;
+use callproof_executor::decode::{Decoded, Limits, decode};
+use callproof_executor::idempotency::{KeyInput, derive_key};
 use callproof_executor::tool::{Output, ToolContext, ToolFailure};
-use callproof_executor::{AuthContext, Risk, Tool, ToolSpec, Tools};
+use callproof_executor::{AuthContext, Risk, Tool, ToolCall, ToolSpec, Tools};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 use std::sync::Arc;
@@ -162,6 +164,22 @@ fn hex(bytes: &[u8]) -> String {
         pair[1] = DIGITS[usize::from(byte & 0x0f)];
     }
     std::str::from_utf8(&text[..bytes.len() * 2]).expect("hex digits are ASCII").to_owned()
+}
+
+/// What the executor does with a call before it claims: the strict decode, then the idempotency key without a
+/// business request id (it hashes the canonical arguments again, with tenant, subject and tool). Only valid
+/// cases are timed this way: a refused one panics, naming the case's tool.
+pub fn decode_and_key(call: &ToolCall, tools: &Tools, limits: &Limits, auth: &AuthContext) -> (Decoded, String) {
+    let decoded = decode(call, tools, limits).unwrap_or_else(|error| panic!("{}: {error:?}", call.name));
+    let key = derive_key(&KeyInput {
+        auth,
+        tool: &decoded.tool.spec().name,
+        canonical_arguments: &decoded.canonical,
+        business_request_id: None,
+        call_id: &call.call_id,
+        attempt: 1,
+    });
+    (decoded, key)
 }
 
 /// Runs `routines` in alternation, `batch` calls of each per round, for `rounds` rounds, and returns each one's

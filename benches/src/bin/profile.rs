@@ -3,7 +3,7 @@
 //! Instruction counts under callgrind are reproducible on a busy machine where wall-clock times are not; divide
 //! the total by N (and subtract a run with N = 0 for the setup) to get instructions per call.
 
-use callproof_benches::{caller, case, floor, input_schema, noop_tools, plain_validator};
+use callproof_benches::{caller, case, decode_and_key, floor, input_schema, noop_tools, plain_validator};
 use callproof_executor::ToolCall;
 use callproof_executor::decode::{Limits, decode};
 use callproof_executor::idempotency::{KeyInput, derive_key};
@@ -39,15 +39,7 @@ fn main() {
             black_box(floor(black_box(&case.arguments), &validator));
         };
         let mut decode_key_call = || {
-            let decoded = decode(black_box(&call), &tools, &limits).expect("a valid case");
-            black_box(derive_key(&KeyInput {
-                auth: &auth,
-                tool: &decoded.tool.spec().name,
-                canonical_arguments: &decoded.canonical,
-                business_request_id: None,
-                call_id: &call.call_id,
-                attempt: 1,
-            }));
+            black_box(decode_and_key(black_box(&call), &tools, &limits, &auth));
         };
         let mut decode_call = || {
             black_box(decode(black_box(&call), &tools, &limits).ok());
@@ -109,16 +101,7 @@ fn main() {
                 black_box(decode(black_box(&call), &tools, &limits).ok());
             }
             "decode_key" => {
-                let decoded = decode(black_box(&call), &tools, &limits).expect("a valid case");
-                let key = derive_key(&KeyInput {
-                    auth: &auth,
-                    tool: &decoded.tool.spec().name,
-                    canonical_arguments: &decoded.canonical,
-                    business_request_id: None,
-                    call_id: &call.call_id,
-                    attempt: 1,
-                });
-                black_box((decoded, key));
+                black_box(decode_and_key(black_box(&call), &tools, &limits, &auth));
             }
             "sha256_hex" => {
                 black_box(callproof_executor::canonical::sha256_hex(black_box(case.arguments.as_bytes())));

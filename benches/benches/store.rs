@@ -138,6 +138,17 @@ async fn batch(store: &Arc<dyn Store>, group: &str, complete: bool) {
     }
 }
 
+/// Runs `operation` `iters` times, one after another, and returns how long that took.
+fn one_after_another(runtime: &Runtime, iters: u64, mut operation: impl AsyncFnMut()) -> Duration {
+    runtime.block_on(async {
+        let start = Instant::now();
+        for _ in 0..iters {
+            operation().await;
+        }
+        start.elapsed()
+    })
+}
+
 /// Criterion: the baseline, a claim, claim + complete with one operation in flight, and with [`IN_FLIGHT`].
 fn bench_subject(c: &mut Criterion, runtime: &Runtime, subject: &mut Subject) {
     let Subject { group, store, raw, .. } = subject;
@@ -147,50 +158,20 @@ fn bench_subject(c: &mut Criterion, runtime: &Runtime, subject: &mut Subject) {
     if let Some(raw) = raw.as_mut() {
         let name = if matches!(raw, Raw::Redis(..)) { "raw_set_nx" } else { "raw_upsert" };
         bench.bench_function(name, |b| {
-            b.iter_custom(|iters| {
-                runtime.block_on(async {
-                    let start = Instant::now();
-                    for _ in 0..iters {
-                        raw.write(fresh_key(group)).await;
-                    }
-                    start.elapsed()
-                })
-            });
+            b.iter_custom(|iters| one_after_another(runtime, iters, async || raw.write(fresh_key(group)).await));
         });
     }
     bench.bench_function("claim", |b| {
-        b.iter_custom(|iters| {
-            runtime.block_on(async {
-                let start = Instant::now();
-                for _ in 0..iters {
-                    claim_only(&**store, fresh_key(group)).await;
-                }
-                start.elapsed()
-            })
-        });
+        b.iter_custom(|iters| one_after_another(runtime, iters, async || claim_only(&**store, fresh_key(group)).await));
     });
     bench.bench_function("claim_complete", |b| {
         b.iter_custom(|iters| {
-            runtime.block_on(async {
-                let start = Instant::now();
-                for _ in 0..iters {
-                    claim_and_complete(&**store, fresh_key(group)).await;
-                }
-                start.elapsed()
-            })
+            one_after_another(runtime, iters, async || claim_and_complete(&**store, fresh_key(group)).await)
         });
     });
     bench.throughput(Throughput::Elements(IN_FLIGHT));
     bench.bench_function(format!("claim_complete_x{IN_FLIGHT}"), |b| {
-        b.iter_custom(|iters| {
-            runtime.block_on(async {
-                let start = Instant::now();
-                for _ in 0..iters {
-                    batch(store, group, true).await;
-                }
-                start.elapsed()
-            })
-        });
+        b.iter_custom(|iters| one_after_another(runtime, iters, async || batch(store, group, true).await));
     });
     bench.finish();
 }

@@ -19,6 +19,17 @@ pub use sqlite::{SqliteOptions, SqliteStore, Synchronous};
 use crate::idempotency::{IllegalTransition, NewRecord, Record, Update, Version, check_transition};
 use async_trait::async_trait;
 
+/// A database URL fit to print: the password of `scheme://user:password@host/...` dropped, the rest kept.
+pub fn url_without_password(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(scheme), Some(at)) if at > scheme => {
+            let user = url[scheme + 3..at].split(':').next().unwrap_or_default();
+            format!("{}{user}{}", &url[..scheme + 3], &url[at..])
+        }
+        _ => url.to_owned(),
+    }
+}
+
 /// What a claim found.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Claim {
@@ -76,5 +87,19 @@ pub trait Store: Send + Sync {
     async fn advance(&self, key: &str, expected: Version, update: Update) -> Result<bool, StoreError> {
         check_transition(expected, &update)?;
         self.compare_and_set(key, expected, update).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::url_without_password;
+
+    #[test]
+    fn a_printed_url_keeps_the_user_and_host_and_loses_the_password() {
+        assert_eq!(url_without_password("postgres://app:s3cret@db:5432/test"), "postgres://app@db:5432/test");
+        assert_eq!(url_without_password("redis://:s3cret@127.0.0.1:6379"), "redis://@127.0.0.1:6379");
+        assert_eq!(url_without_password("postgres://postgres@127.0.0.1/test"), "postgres://postgres@127.0.0.1/test");
+        assert_eq!(url_without_password("redis://127.0.0.1:6379"), "redis://127.0.0.1:6379");
+        assert_eq!(url_without_password("not a url @ all"), "not a url @ all");
     }
 }

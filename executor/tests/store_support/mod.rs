@@ -8,6 +8,7 @@
 #![allow(dead_code)]
 
 use callproof_executor::idempotency::{NewRecord, Record, State, Update};
+use callproof_executor::store::url_without_password;
 use callproof_executor::store::{
     Claim, MemoryStore, OpenError, PostgresOptions, PostgresStore, RedisOptions, RedisStore, SqliteOptions,
     SqliteStore, Store,
@@ -192,7 +193,7 @@ impl Env {
                     Backend::Postgres => ("PostgreSQL", postgres_url()),
                     _ => ("Redis", redis_url()),
                 };
-                let url = without_password(&url);
+                let url = url_without_password(&url);
                 assert!(!services_required(), "{service} not reachable at {url} ({error}) and {REQUIRE_VAR}=1");
                 let line = format!(
                     "SKIPPED: {service} not reachable at {url} ({error}) (set {REQUIRE_VAR}=1 to fail instead)"
@@ -304,17 +305,6 @@ pub(crate) async fn set_schema_version(target: &Target, version: i64) {
                 .expect("set version");
         }
         Target::Memory => panic!("a memory store has no schema"),
-    }
-}
-
-fn without_password(url: &str) -> String {
-    match (url.find("://"), url.rfind('@')) {
-        (Some(scheme), Some(at)) if at > scheme => {
-            let userinfo = &url[scheme + 3..at];
-            let user = userinfo.split(':').next().unwrap_or_default();
-            format!("{}{user}{}", &url[..scheme + 3], &url[at..])
-        }
-        _ => url.to_owned(),
     }
 }
 

@@ -6,6 +6,7 @@
 //! line and passes, unless `CALLPROOF_REQUIRE_SERVICES=1`, as the store tests of the executor crate do.
 #![allow(dead_code)]
 
+use callproof_executor::store::url_without_password;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -153,7 +154,7 @@ impl Postgres {
                 Some(Postgres { url, schema: unique_name("cp_conform") })
             }
             Err(error) => {
-                let shown = without_password(&url);
+                let shown = url_without_password(&url);
                 assert!(!services_required(), "PostgreSQL not reachable at {shown} ({error}) and {REQUIRE_VAR}=1");
                 // Straight to the terminal: the test harness captures `eprintln!` of passing tests.
                 let _ = writeln!(
@@ -185,16 +186,6 @@ impl Drop for Postgres {
             });
         });
         let _ = cleanup.join();
-    }
-}
-
-fn without_password(url: &str) -> String {
-    match (url.find("://"), url.rfind('@')) {
-        (Some(scheme), Some(at)) if at > scheme => {
-            let user = url[scheme + 3..at].split(':').next().unwrap_or_default();
-            format!("{}{user}{}", &url[..scheme + 3], &url[at..])
-        }
-        _ => url.to_owned(),
     }
 }
 

@@ -3,6 +3,7 @@
 //! Rule enforced here: a wrong option is an error with the usage text, never a silent default.
 
 use callproof_executor::mutants::{self, Mutant};
+use callproof_executor::store::url_without_password;
 use std::path::PathBuf;
 
 pub(crate) const USAGE: &str = "\
@@ -55,19 +56,9 @@ impl StoreChoice {
         match self {
             StoreChoice::Memory => "memory".to_owned(),
             StoreChoice::Sqlite(path) => format!("sqlite:{}", path.display()),
-            StoreChoice::Postgres(url) => format!("postgres:{}", without_password(url)),
-            StoreChoice::Redis(url) => format!("redis:{}", without_password(url)),
+            StoreChoice::Postgres(url) => format!("postgres:{}", url_without_password(url)),
+            StoreChoice::Redis(url) => format!("redis:{}", url_without_password(url)),
         }
-    }
-}
-
-fn without_password(url: &str) -> String {
-    match (url.find("://"), url.rfind('@')) {
-        (Some(scheme), Some(at)) if at > scheme => {
-            let user = url[scheme + 3..at].split(':').next().unwrap_or_default();
-            format!("{}{user}{}", &url[..scheme + 3], &url[at..])
-        }
-        _ => url.to_owned(),
     }
 }
 

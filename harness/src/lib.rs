@@ -13,6 +13,7 @@
 //! | [`sim`] | the world reached directly, without sockets (fast exploration under paused time) |
 //! | [`subject`] | the `Subject` port: the executor under test (the reference one in-process) |
 //! | [`runner`] | replays one scenario into a [`transcript::Transcript`] |
+//! | [`envelope`] | the typed view of an envelope, read once per call |
 //! | [`checks`] | the invariants, each with a stable id, a level and a seed reference |
 //! | [`suite`] | discovers scenarios, runs them, tallies the checks |
 //! | [`report`] | human-readable output |
@@ -27,6 +28,7 @@
 pub mod checks;
 pub mod conform;
 pub mod corpus;
+pub mod envelope;
 pub mod explore;
 pub mod mock;
 pub mod mutation;

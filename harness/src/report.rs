@@ -20,7 +20,7 @@ pub fn scenario_line(report: &ScenarioReport) -> String {
         .verdicts
         .iter()
         .filter(|verdict| matches!(verdict.outcome, Outcome::Fail { .. }))
-        .map(|verdict| verdict.check)
+        .map(|verdict| verdict.check.as_str())
         .collect();
     let mut line = format!("{status}  {:<48} {:>6.2}s", report.name, report.seconds);
     if let Some(error) = &report.error {

@@ -108,30 +108,6 @@ fn escape(text: &str, max: usize) -> String {
     out
 }
 
-fn answer_summary(call: &CallRecord) -> String {
-    match &call.answer {
-        Answer::Envelope(envelope) if envelope["ok"] == true => {
-            let mut text = "ok".to_owned();
-            if envelope["meta"]["replayed"] == true {
-                text.push_str(" (replayed)");
-            }
-            if envelope["meta"]["reconciled"] == true {
-                text.push_str(" (reconciled)");
-            }
-            text
-        }
-        Answer::Envelope(envelope) => format!(
-            "{} (retryable={}, {})",
-            envelope["error"]["code"].as_str().unwrap_or("?"),
-            envelope["error"]["retryable"],
-            envelope["error"]["resolution"].as_str().unwrap_or("?")
-        ),
-        Answer::Broken(why) => format!("broke the protocol: {why}"),
-        Answer::NoAnswer => "no answer".to_owned(),
-        Answer::Killed => "killed".to_owned(),
-    }
-}
-
 /// The run as a Mermaid `sequenceDiagram` (Model, Executor, Downstream), with notes for faults, commits,
 /// kills and failed checks.
 pub fn mermaid(repro: &Repro) -> String {
@@ -150,67 +126,12 @@ pub fn mermaid(repro: &Repro) -> String {
         steps.entry(call.step).or_default().push(call);
     }
     for (step, calls) in steps {
-        let first = calls[0];
-        let business = first.business_request_id.as_deref().map(|id| format!(", {id}")).unwrap_or_default();
-        let count = if calls.len() > 1 { format!(" ×{}", calls.len()) } else { String::new() };
-        let header = if first.action == "corpus" {
-            format!("step {} corpus: {} malformed calls", step + 1, calls.len())
-        } else {
-            format!(
-                "step {} {} {}{count} ({}, attempt {}{business})",
-                step + 1,
-                first.action,
-                first.tool,
-                first.call_id,
-                first.attempt
-            )
-        };
-        let _ = writeln!(out, "    M->>E: {}", escape(&header, 150));
-        let mine = |exchange: &&Exchange| exchange.call.is_some_and(|call| calls.iter().any(|own| own.index == call));
-        for exchange in transcript.exchanges.iter().filter(mine) {
-            draw_exchange(&mut out, exchange, transcript, &mut keys);
-        }
-        if first.action == "corpus" {
-            let mut codes: BTreeMap<String, usize> = BTreeMap::new();
-            for call in &calls {
-                *codes.entry(call.code().unwrap_or("ok").to_owned()).or_default() += 1;
-            }
-            let summary: Vec<String> = codes.iter().map(|(code, count)| format!("{code} ×{count}")).collect();
-            let _ = writeln!(out, "    E-->>M: {}", escape(&summary.join(", "), 200));
-        } else {
-            for call in &calls {
-                match &call.answer {
-                    Answer::Killed => {
-                        let _ = writeln!(out, "    Note over E: killed (SIGKILL) before answering, then restarted");
-                    }
-                    Answer::Broken(_) | Answer::NoAnswer => {
-                        let _ = writeln!(out, "    E--xM: {}", escape(&answer_summary(call), 150));
-                    }
-                    Answer::Envelope(_) => {
-                        let _ = writeln!(out, "    E-->>M: {}", escape(&answer_summary(call), 150));
-                    }
-                }
-            }
-        }
-        for mark in
-            repro.marks.iter().filter(|mark| mark.call.is_some_and(|call| calls.iter().any(|own| own.index == call)))
-        {
-            let _ = writeln!(
-                out,
-                "    Note over M,E: {}",
-                escape(&format!("❌ {} [{}]: {}", mark.check, mark.level, mark.message), 200)
-            );
-        }
+        draw_step(&mut out, repro, step, &calls, &mut keys);
     }
     for exchange in transcript.exchanges.iter().filter(|exchange| exchange.call.is_none()) {
         draw_exchange(&mut out, exchange, transcript, &mut keys);
     }
-    let mut effects: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
-    for effect in &transcript.ledger {
-        effects.entry(effect.kind.name()).or_default().push(&effect.effect_id);
-    }
-    let ledger: Vec<String> =
-        effects.iter().map(|(kind, ids)| format!("{kind} {} ({})", ids.len(), ids.join(", "))).collect();
+    let ledger = timeline::ledger_counts(transcript);
     let ledger = if ledger.is_empty() { "nothing committed".to_owned() } else { ledger.join(", ") };
     let _ = writeln!(out, "    Note over M,D: {}", escape(&format!("ledger: {ledger}"), 200));
     for mark in repro.marks.iter().filter(|mark| mark.call.is_none()) {
@@ -221,6 +142,60 @@ pub fn mermaid(repro: &Repro) -> String {
         );
     }
     out
+}
+
+/// One step of the diagram: the model's call, the executor's requests, the answers and the failed checks.
+fn draw_step(out: &mut String, repro: &Repro, step: usize, calls: &[&CallRecord], keys: &mut Keys) {
+    let first = calls[0];
+    let business = first.business_request_id.as_deref().map(|id| format!(", {id}")).unwrap_or_default();
+    let count = if calls.len() > 1 { format!(" ×{}", calls.len()) } else { String::new() };
+    let header = if first.action == "corpus" {
+        format!("step {} corpus: {} malformed calls", step + 1, calls.len())
+    } else {
+        format!(
+            "step {} {} {}{count} ({}, attempt {}{business})",
+            step + 1,
+            first.action,
+            first.tool,
+            first.call_id,
+            first.attempt
+        )
+    };
+    let _ = writeln!(out, "    M->>E: {}", escape(&header, 150));
+    let mine = |exchange: &&Exchange| exchange.call.is_some_and(|call| calls.iter().any(|own| own.index == call));
+    for exchange in repro.transcript.exchanges.iter().filter(mine) {
+        draw_exchange(out, exchange, &repro.transcript, keys);
+    }
+    if first.action == "corpus" {
+        let mut codes: BTreeMap<String, usize> = BTreeMap::new();
+        for call in calls {
+            let code = call.error().map_or("ok".to_owned(), |error| error.wire_code.clone());
+            *codes.entry(code).or_default() += 1;
+        }
+        let summary: Vec<String> = codes.iter().map(|(code, count)| format!("{code} ×{count}")).collect();
+        let _ = writeln!(out, "    E-->>M: {}", escape(&summary.join(", "), 200));
+    } else {
+        for call in calls {
+            let _ = match &call.answer {
+                Answer::Killed => writeln!(out, "    Note over E: killed (SIGKILL) before answering, then restarted"),
+                Answer::Broken(_) | Answer::NoAnswer => {
+                    writeln!(out, "    E--xM: {}", escape(&call.answer.to_string(), 150))
+                }
+                Answer::Envelope(_) | Answer::Malformed(_) => {
+                    writeln!(out, "    E-->>M: {}", escape(&call.answer.to_string(), 150))
+                }
+            };
+        }
+    }
+    for mark in
+        repro.marks.iter().filter(|mark| mark.call.is_some_and(|call| calls.iter().any(|own| own.index == call)))
+    {
+        let _ = writeln!(
+            out,
+            "    Note over M,E: {}",
+            escape(&format!("❌ {} [{}]: {}", mark.check, mark.level, mark.message), 200)
+        );
+    }
 }
 
 fn draw_exchange(out: &mut String, exchange: &Exchange, transcript: &Transcript, keys: &mut Keys) {
@@ -243,8 +218,7 @@ fn draw_exchange(out: &mut String, exchange: &Exchange, transcript: &Transcript,
             escape(&format!("committed {} {}", effect.kind.name(), effect.effect_id), 100)
         );
     }
-    let fault = record.fault.as_ref().map(|(_, name)| name.as_str());
-    match (fault, record.status) {
+    match (exchange.fault(), record.status) {
         (Some(name @ ("kill_after_commit" | "kill_after_claim")), _) => {
             let _ = writeln!(out, "    D--xE: {}", escape(&format!("never answered [{name}]"), 100));
         }

@@ -221,22 +221,6 @@ impl Runner {
             approval,
         }
     }
-
-    /// Whether the call's approval covers exactly this call (the harness's own judgement, for checks).
-    fn approval_covers(&self, auth: &AuthContext, call: &ToolCall, now_ms: u64) -> bool {
-        let Some(approval) = &auth.approval else { return false };
-        let Some(entry) = self.catalog.iter().find(|entry| entry.spec.name == call.name) else { return false };
-        let hash = match &call.arguments {
-            Arguments::Raw(text) => arguments_hash(text),
-            Arguments::Value(value) => Some(sha256_hex(canonical_json(value).as_bytes())),
-        };
-        approval.tool == call.name
-            && approval.subject_id == auth.subject_id
-            && approval.tenant_id == auth.tenant_id
-            && approval.risk == entry.spec.risk
-            && Some(approval.arguments_hash.as_str()) == hash.as_deref()
-            && approval.expires_at_ms > now_ms
-    }
 }
 
 impl Session<'_> {
@@ -393,11 +377,8 @@ impl Session<'_> {
 
     /// What happened so far (no waiting for delayed answers).
     pub async fn transcript(&self) -> Transcript {
-        let mut keys: Vec<String> = self
-            .calls
-            .iter()
-            .filter_map(|call| call.envelope()?["meta"]["idempotency_key"].as_str().map(str::to_owned))
-            .collect();
+        let mut keys: Vec<String> =
+            self.calls.iter().filter_map(|call| call.envelope()?.meta().idempotency_key.clone()).collect();
         keys.sort();
         keys.dedup();
         let records = self.subject.records(&keys).await;
@@ -426,10 +407,9 @@ impl Session<'_> {
     }
 
     async fn call(&self, planned: Planned, index: usize) -> CallRecord {
-        let (runner, world) = (self.runner, &self.world);
+        let world = &self.world;
         let auth = self.auths[&planned.auth_name].clone();
-        let approval_covers = runner.approval_covers(&auth, &planned.call, self.clock.wall_ms());
-        let support = self.scenario.auth[&planned.auth_name].roles.iter().any(|role| role == "support_admin");
+        let wall_ms = self.clock.wall_ms();
         let budget = Duration::from_millis(planned.budget_ms);
         let submitted = SubjectCall {
             call: planned.call.clone(),
@@ -447,7 +427,7 @@ impl Session<'_> {
             answered = tokio::time::timeout(budget + HARD_MARGIN, self.subject.execute(submitted)) => match answered {
                 // A kill_before_answer fault fired: the subject dies as its answer arrives, unseen.
                 Ok(Ok(_)) if world.answer_kills() > answer_kills_before => Answer::Killed,
-                Ok(Ok(envelope)) => Answer::Envelope(envelope),
+                Ok(Ok(envelope)) => Answer::read(envelope),
                 Ok(Err(error)) => Answer::Broken(error.0),
                 Err(_) => Answer::NoAnswer,
             },
@@ -464,7 +444,9 @@ impl Session<'_> {
             auth: planned.auth_name,
             tenant_id: auth.tenant_id,
             subject_id: auth.subject_id,
-            support,
+            roles: auth.roles,
+            approval: auth.approval,
+            wall_ms,
             business_request_id: planned.business_request_id,
             attempt: planned.attempt,
             budget_ms: planned.budget_ms,
@@ -474,7 +456,6 @@ impl Session<'_> {
             requests_until: world.request_count(),
             answer,
             corpus_case: planned.corpus_case,
-            approval_covers,
         }
     }
 }

@@ -133,14 +133,14 @@ impl SuiteReport {
     pub fn tallies(&self) -> Vec<(Check, Tally)> {
         let mut by_id: BTreeMap<&str, Tally> = BTreeMap::new();
         for verdict in self.scenarios.iter().flat_map(|scenario| &scenario.verdicts) {
-            let tally = by_id.entry(verdict.check).or_default();
+            let tally = by_id.entry(verdict.check.as_str()).or_default();
             match verdict.outcome {
                 Outcome::Pass => tally.pass += 1,
                 Outcome::Fail { .. } => tally.fail += 1,
                 Outcome::Skip => tally.skip += 1,
             }
         }
-        checks::all().into_iter().filter_map(|check| Some((check, *by_id.get(check.id)?))).collect()
+        checks::all().into_iter().filter_map(|check| Some((check, *by_id.get(check.id.as_str())?))).collect()
     }
 }
 

@@ -5,9 +5,10 @@
 //! the wait a busy operation suggests is dropped, and within a burst the calls and requests are sorted. Two
 //! runs of one scenario against one executor give the same text, so it can be snapshotted.
 
+use crate::envelope::EnvelopeView;
 use crate::transcript::{Answer, CallRecord, Exchange, Transcript};
 use crate::world::Handling;
-use callproof_executor::Arguments;
+use callproof_executor::{Arguments, ErrorCode};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -27,20 +28,22 @@ impl Keys {
 }
 
 /// The envelope with run-dependent values replaced.
-pub fn stable_envelope(envelope: &Value, keys: &mut Keys) -> Value {
-    let mut envelope = envelope.clone();
-    if let Some(meta) = envelope.get_mut("meta").and_then(Value::as_object_mut) {
+pub fn stable_envelope(envelope: &EnvelopeView, keys: &mut Keys) -> Value {
+    let mut stable = envelope.raw().clone();
+    if let Some(meta) = stable.get_mut("meta").and_then(Value::as_object_mut) {
         meta.remove("request_id");
-        if let Some(key) = meta.get("idempotency_key").and_then(Value::as_str).map(str::to_owned) {
-            meta.insert("idempotency_key".to_owned(), Value::String(keys.label(&key)));
+        if let Some(key) = &envelope.meta().idempotency_key {
+            meta.insert("idempotency_key".to_owned(), Value::String(keys.label(key)));
         }
     }
-    if envelope["error"]["code"] == "operation_in_progress"
-        && let Some(details) = envelope["error"]["details"].as_object_mut()
+    // How long a busy operation suggests to wait depends on timing.
+    if envelope.code() == Some(ErrorCode::OperationInProgress)
+        && let Some(details) =
+            stable.get_mut("error").and_then(|error| error.get_mut("details")).and_then(Value::as_object_mut)
     {
         details.remove("retry_after_ms");
     }
-    envelope
+    stable
 }
 
 pub(crate) fn arguments_text(arguments: &Arguments) -> String {
@@ -58,6 +61,7 @@ pub(crate) fn arguments_text(arguments: &Arguments) -> String {
 pub(crate) fn answer_text(call: &CallRecord, keys: &mut Keys) -> String {
     match &call.answer {
         Answer::Envelope(envelope) => stable_envelope(envelope, keys).to_string(),
+        Answer::Malformed(malformed) => format!("(not an envelope: {}) {}", malformed.why, malformed.raw),
         Answer::Broken(why) => format!("(subject broke: {why})"),
         Answer::NoAnswer => "(no answer)".to_owned(),
         Answer::Killed => "(killed in flight)".to_owned(),
@@ -76,7 +80,7 @@ pub(crate) fn exchange_text(exchange: &Exchange, transcript: &Transcript, keys: 
         let _ = write!(line, " key={}", keys.label(key));
     }
     let _ = write!(line, " → {}", record.status.map_or("dropped".to_owned(), |status| status.to_string()));
-    if let Some((_, fault)) = &record.fault {
+    if let Some(fault) = exchange.fault() {
         let _ = write!(line, " [{fault}]");
     }
     match &record.handling {
@@ -93,10 +97,38 @@ pub(crate) fn exchange_text(exchange: &Exchange, transcript: &Transcript, keys: 
 
 /// A burst member that did not execute: it waited (operation_in_progress) or replayed the result.
 fn is_duplicate_answer(call: &CallRecord) -> bool {
-    call.envelope().is_some_and(|envelope| {
-        envelope["error"]["code"] == "operation_in_progress"
-            || (envelope["ok"] == true && envelope["meta"]["replayed"] == true)
-    })
+    call.code() == Some(ErrorCode::OperationInProgress)
+        || (call.ok() && call.envelope().is_some_and(EnvelopeView::replayed))
+}
+
+/// The answers of one step as (corpus case, text). A burst shows its executions sorted and counts its
+/// duplicates: which duplicate waits and which replays depends on scheduling; only the executions are stable.
+fn step_answers(calls: &[&CallRecord], keys: &mut Keys) -> Vec<(String, String)> {
+    let answers: Vec<(String, String)> =
+        calls.iter().map(|call| (call.corpus_case.clone().unwrap_or_default(), answer_text(call, keys))).collect();
+    if calls.first().is_none_or(|first| first.action != "burst") {
+        return answers;
+    }
+    let duplicates = calls.iter().filter(|call| is_duplicate_answer(call)).count();
+    let mut answers: Vec<(String, String)> = calls
+        .iter()
+        .filter(|call| !is_duplicate_answer(call))
+        .map(|call| (String::new(), answer_text(call, keys)))
+        .collect();
+    answers.sort();
+    if duplicates > 0 {
+        answers.push((String::new(), format!("{duplicates} duplicates: operation_in_progress or the replayed result")));
+    }
+    answers
+}
+
+/// The ledger per kind of effect: `refunds 2 (rf_1, rf_2)`, in kind order.
+pub(crate) fn ledger_counts(transcript: &Transcript) -> Vec<String> {
+    let mut counts: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for effect in &transcript.ledger {
+        counts.entry(effect.kind.name()).or_default().push(&effect.effect_id);
+    }
+    counts.iter().map(|(kind, ids)| format!("{kind} {} ({})", ids.len(), ids.join(", "))).collect()
 }
 
 /// The whole timeline as text.
@@ -108,7 +140,7 @@ pub fn text(transcript: &Transcript) -> String {
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Mark {
     /// The check id.
-    pub check: String,
+    pub check: crate::checks::CheckId,
     /// `MUST` or `SHOULD`.
     pub level: &'static str,
     /// What is wrong.
@@ -139,7 +171,7 @@ pub fn marks(transcript: &Transcript, verdicts: &[crate::checks::Verdict]) -> Ve
                     })
                 });
             marks.push(Mark {
-                check: verdict.check.to_owned(),
+                check: verdict.check,
                 level: verdict.level.as_str(),
                 message: violation.message.clone(),
                 call,
@@ -180,26 +212,10 @@ pub fn marked_text(transcript: &Transcript, marks: &[Mark]) -> String {
             .iter()
             .filter(|exchange| exchange.call.is_some_and(|call| calls.iter().any(|mine| mine.index == call)))
             .collect();
-        let mut answers: Vec<(String, String)> = calls
-            .iter()
-            .map(|call| (call.corpus_case.clone().unwrap_or_default(), answer_text(call, &mut keys)))
-            .collect();
+        // The answers are labelled before the requests: keys are numbered in that order.
+        let answers = step_answers(&calls, &mut keys);
         if first.action == "burst" {
             exchanges.sort_by(|a, b| (&a.record.method, &a.record.path).cmp(&(&b.record.method, &b.record.path)));
-            // Which duplicate waits and which replays depends on scheduling; only the executions are stable.
-            let duplicates = calls.iter().filter(|call| is_duplicate_answer(call)).count();
-            answers = calls
-                .iter()
-                .filter(|call| !is_duplicate_answer(call))
-                .map(|call| (String::new(), answer_text(call, &mut keys)))
-                .collect();
-            answers.sort();
-            if duplicates > 0 {
-                answers.push((
-                    String::new(),
-                    format!("{duplicates} duplicates: operation_in_progress or the replayed result"),
-                ));
-            }
         }
         for exchange in exchanges {
             let _ = writeln!(out, "  ↳ {}", exchange_text(exchange, transcript, &mut keys));
@@ -221,12 +237,7 @@ pub fn marked_text(transcript: &Transcript, marks: &[Mark]) -> String {
             let _ = writeln!(out, "  ↳ {}", exchange_text(exchange, transcript, &mut keys));
         }
     }
-    let mut counts: BTreeMap<&str, Vec<String>> = BTreeMap::new();
-    for effect in &transcript.ledger {
-        counts.entry(effect.kind.name()).or_default().push(effect.effect_id.clone());
-    }
-    let ledger: Vec<String> =
-        counts.iter().map(|(kind, ids)| format!("{kind} {} ({})", ids.len(), ids.join(", "))).collect();
+    let ledger = ledger_counts(transcript);
     let _ =
         writeln!(out, "ledger: {}", if ledger.is_empty() { "nothing committed".to_owned() } else { ledger.join("; ") });
     for mark in marks.iter().filter(|mark| mark.call.is_none()) {

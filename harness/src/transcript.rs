@@ -5,24 +5,74 @@
 //! the call that caused it: by `X-Request-Id` when the executor sends its envelope's request id, else by which
 //! calls were in flight when it arrived (counted in requests, which stays exact when time is paused).
 
-use crate::world::{Effect, RequestRecord};
-use callproof_executor::Arguments;
+use crate::envelope::{EnvelopeView, ErrorView, Malformed};
+use crate::world::{Effect, Handling, RequestRecord};
 use callproof_executor::idempotency::Record;
+use callproof_executor::{Approval, Arguments, ErrorCode};
 use serde::Serialize;
 use serde_json::Value;
+use std::collections::BTreeSet;
+use std::fmt;
 
 /// How a call ended, as far as the harness could tell.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Answer {
     /// An envelope came back.
-    Envelope(Value),
+    Envelope(EnvelopeView),
+    /// Something came back that is not an envelope (judged by `envelope-schema`).
+    Malformed(Malformed),
     /// The subject broke (process died, protocol violated).
     Broken(String),
     /// Nothing came back within the budget plus the harness's hard margin.
     NoAnswer,
     /// A kill fault killed the subject while the call was in flight.
     Killed,
+}
+
+impl Answer {
+    /// What the subject answered: an envelope, or [`Answer::Malformed`] when it is none.
+    pub fn read(raw: Value) -> Answer {
+        match EnvelopeView::parse(raw) {
+            Ok(envelope) => Answer::Envelope(envelope),
+            Err(malformed) => Answer::Malformed(malformed),
+        }
+    }
+
+    /// The envelope, if one came back.
+    pub fn envelope(&self) -> Option<&EnvelopeView> {
+        match self {
+            Answer::Envelope(envelope) => Some(envelope),
+            _ => None,
+        }
+    }
+
+    /// The JSON that came back, envelope or not.
+    pub fn raw(&self) -> Option<&Value> {
+        match self {
+            Answer::Envelope(envelope) => Some(envelope.raw()),
+            Answer::Malformed(malformed) => Some(&malformed.raw),
+            _ => None,
+        }
+    }
+
+    /// Whether anything came back (an envelope or not) before the harness gave up.
+    pub fn came_back(&self) -> bool {
+        matches!(self, Answer::Envelope(_) | Answer::Malformed(_))
+    }
+}
+
+/// One line for evidence and diagrams.
+impl fmt::Display for Answer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Answer::Envelope(envelope) => envelope.fmt(f),
+            Answer::Malformed(malformed) => write!(f, "not an envelope: {}", malformed.why),
+            Answer::Broken(why) => write!(f, "subject broke: {why}"),
+            Answer::NoAnswer => f.write_str("no answer"),
+            Answer::Killed => f.write_str("killed in flight"),
+        }
+    }
 }
 
 /// One call the harness made.
@@ -48,8 +98,12 @@ pub struct CallRecord {
     pub tenant_id: String,
     /// The caller's subject.
     pub subject_id: String,
-    /// Whether the caller holds the support role.
-    pub support: bool,
+    /// The caller's roles.
+    pub roles: BTreeSet<String>,
+    /// The approval the caller presented, if any.
+    pub approval: Option<Approval>,
+    /// The caller's wall clock when the call was made (Unix ms), which approvals expire against.
+    pub wall_ms: u64,
     /// The business request id.
     pub business_request_id: Option<String>,
     /// Attempt number.
@@ -68,54 +122,45 @@ pub struct CallRecord {
     pub answer: Answer,
     /// The corpus case it came from, if any.
     pub corpus_case: Option<String>,
-    /// Whether the caller presented an approval that covers exactly these arguments, unexpired.
-    pub approval_covers: bool,
 }
 
 impl CallRecord {
     /// The envelope, if one came back.
-    pub fn envelope(&self) -> Option<&Value> {
-        match &self.answer {
-            Answer::Envelope(envelope) => Some(envelope),
-            _ => None,
-        }
+    pub fn envelope(&self) -> Option<&EnvelopeView> {
+        self.answer.envelope()
     }
 
     /// `ok` of the envelope.
     pub fn ok(&self) -> bool {
-        self.envelope().is_some_and(|envelope| envelope["ok"] == true)
+        self.envelope().is_some_and(EnvelopeView::ok)
     }
 
-    /// The error code of the envelope.
-    pub fn code(&self) -> Option<&str> {
-        self.envelope().and_then(|envelope| envelope["error"]["code"].as_str())
+    /// The envelope's error, if it has one.
+    pub fn error(&self) -> Option<&ErrorView> {
+        self.envelope().and_then(EnvelopeView::error)
+    }
+
+    /// The envelope's error code, when it is one of the table.
+    pub fn code(&self) -> Option<ErrorCode> {
+        self.envelope().and_then(EnvelopeView::code)
+    }
+
+    /// The envelope's `meta.request_id`.
+    pub fn request_id(&self) -> Option<&str> {
+        self.envelope().and_then(|envelope| envelope.meta().request_id.as_deref())
     }
 
     /// One line for evidence.
     pub fn line(&self) -> String {
-        let outcome = match &self.answer {
-            Answer::Envelope(envelope) if envelope["ok"] == true => {
-                let replayed = if envelope["meta"]["replayed"] == true { " (replayed)" } else { "" };
-                format!("ok{replayed}")
-            }
-            Answer::Envelope(envelope) => format!(
-                "error {} retryable={} resolution={}",
-                envelope["error"]["code"].as_str().unwrap_or("?"),
-                envelope["error"]["retryable"],
-                envelope["error"]["resolution"].as_str().unwrap_or("?")
-            ),
-            Answer::Broken(why) => format!("subject broke: {why}"),
-            Answer::NoAnswer => "no answer".to_owned(),
-            Answer::Killed => "killed in flight".to_owned(),
-        };
         format!(
-            "call #{} step {} {} {} {} attempt {} → {outcome}",
+            "call #{} step {} {} {} {} attempt {} → {}",
             self.index,
             self.step + 1,
             self.action,
             self.call_id,
             self.tool,
-            self.attempt
+            self.attempt,
+            self.answer
         )
     }
 }
@@ -144,11 +189,29 @@ pub struct Exchange {
 }
 
 impl Exchange {
+    /// The name of the fault that fired on this request, if any.
+    pub fn fault(&self) -> Option<&str> {
+        self.record.fault.as_ref().map(|(_, name)| name.as_str())
+    }
+
+    /// The step that armed the fault that fired on this request, if any.
+    pub fn fault_step(&self) -> Option<usize> {
+        self.record.fault.as_ref().map(|(step, _)| *step)
+    }
+
+    /// The ledger index of the effect this request committed, if it committed one.
+    pub fn committed(&self) -> Option<usize> {
+        match self.record.handling {
+            Handling::Committed(effect) => Some(effect),
+            _ => None,
+        }
+    }
+
     /// One line for evidence.
     pub fn line(&self) -> String {
         let status = self.record.status.map_or("dropped".to_owned(), |status| status.to_string());
         let key = self.record.idempotency_key.as_deref().map(short).unwrap_or("-");
-        let fault = self.record.fault.as_ref().map(|(_, name)| format!(" fault={name}")).unwrap_or_default();
+        let fault = self.fault().map(|name| format!(" fault={name}")).unwrap_or_default();
         format!(
             "  ↳ request #{} {} {} key={key} → {status} {:?}{fault}",
             self.record.index, self.record.method, self.record.path, self.record.handling
@@ -208,11 +271,8 @@ impl Transcript {
         records
             .into_iter()
             .map(|record| {
-                let by_id = record.request_id.as_deref().and_then(|id| {
-                    calls.iter().find(|call| {
-                        call.envelope().and_then(|envelope| envelope["meta"]["request_id"].as_str()) == Some(id)
-                    })
-                });
+                let by_id =
+                    record.request_id.as_deref().and_then(|id| calls.iter().find(|call| call.request_id() == Some(id)));
                 let call = by_id.or_else(|| {
                     let open: Vec<&CallRecord> = calls
                         .iter()

@@ -73,3 +73,17 @@ fn docs_checks_md_lists_every_check_with_its_level_and_rule() {
         assert!(text.contains(&format!("### `{}`", check.id)), "docs/checks.md lacks a section for `{}`", check.id);
     }
 }
+
+#[test]
+fn every_check_id_docs_checks_md_names_is_a_registered_check() {
+    let text = std::fs::read_to_string(repo().join("docs/checks.md")).expect("read docs/checks.md");
+    let named: Vec<&str> = text
+        .lines()
+        .filter_map(|line| line.strip_prefix("| `").or_else(|| line.strip_prefix("### `")))
+        .filter_map(|rest| rest.split('`').next())
+        .collect();
+    assert!(named.len() >= 2 * checks::all().len(), "only {} ids found in docs/checks.md", named.len());
+    for id in named {
+        assert!(checks::CheckId::parse(id).is_ok(), "docs/checks.md names `{id}`, which is no check");
+    }
+}

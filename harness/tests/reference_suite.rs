@@ -2,7 +2,7 @@
 //! is exercised somewhere, and every scenario's timeline matches its snapshot under snapshots/scenarios/.
 
 use callproof_executor::ErrorCode;
-use callproof_harness::checks::{self, Outcome};
+use callproof_harness::checks::{self, CheckId, Outcome};
 use callproof_harness::corpus::Corpus;
 use callproof_harness::runner::Runner;
 use callproof_harness::subject::InProcess;
@@ -38,7 +38,7 @@ async fn the_reference_executor_passes_every_check_and_every_timeline_matches_it
         .collect();
     assert!(failures.is_empty(), "the reference executor failed checks:\n{}", failures.join("\n"));
 
-    let passed: BTreeSet<&str> = report
+    let passed: BTreeSet<CheckId> = report
         .scenarios
         .iter()
         .flat_map(|scenario| &scenario.verdicts)
@@ -46,7 +46,7 @@ async fn the_reference_executor_passes_every_check_and_every_timeline_matches_it
         .map(|verdict| verdict.check)
         .collect();
     for check in checks::all() {
-        assert!(passed.contains(check.id), "no scenario exercises `{}`", check.id);
+        assert!(passed.contains(&check.id), "no scenario exercises `{}`", check.id);
     }
 
     let produced: BTreeSet<String> = report
@@ -54,7 +54,7 @@ async fn the_reference_executor_passes_every_check_and_every_timeline_matches_it
         .iter()
         .filter_map(|scenario| scenario.transcript.as_ref())
         .flat_map(|transcript| &transcript.calls)
-        .filter_map(|call| call.code().map(str::to_owned))
+        .filter_map(|call| call.code().map(|code| code.as_str().to_owned()))
         .collect();
     for code in ErrorCode::ALL {
         assert!(produced.contains(code.as_str()), "no scenario produces `{code}`");

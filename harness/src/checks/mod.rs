@@ -5,19 +5,66 @@
 //! the seed, SHOULD beyond it), a one-line rule and a seed reference, all listed in docs/checks.md. Outcome
 //! semantics: `ok` ⇒ exactly one committed effect; a definite failure ⇒ none from that call; an unknown
 //! outcome ⇒ zero or one, and reconciliation must end at the ledger's truth.
+//!
+//! To add a check: write `checks/<name>.rs` with its [`CheckId`] constant, its `CHECK` and its unit tests on
+//! literal transcripts (`testing`), add one line to the registry below, and one row plus one section to
+//! docs/checks.md.
 
-mod access;
-mod answers;
-mod effects;
+mod id;
+mod judgement;
 mod oracle;
-mod outcomes;
-mod timing;
+#[cfg(test)]
+mod testing;
 
-use crate::corpus::Corpus;
+pub use id::{CheckId, UnknownCheck};
+pub(crate) use judgement::Judgement;
+
+use crate::corpus::{Case, Corpus};
 use crate::scenario::Scenario;
-use crate::transcript::{CallRecord, Exchange, Transcript};
+use crate::transcript::{CallRecord, Exchange, Operation, Transcript};
+use callproof_executor::ErrorCode;
 use callproof_executor::app::CatalogEntry;
+use callproof_executor::error::Category;
 use serde::Serialize;
+
+/// Declares each check's module, re-exports its id, and lists the checks in report order.
+macro_rules! registry {
+    ($($module:ident::$id:ident),* $(,)?) => {
+        $(mod $module; pub use $module::$id;)*
+        /// Every check, in report order.
+        pub const ALL: &[Check] = &[$($module::CHECK),*];
+    };
+}
+
+registry! {
+    envelope_schema::ENVELOPE_SCHEMA,
+    code_table::CODE_TABLE,
+    no_secret_leak::NO_SECRET_LEAK,
+    expectations::EXPECTATIONS,
+    malformed_input_refused::MALFORMED_INPUT_REFUSED,
+    corpus_codes::CORPUS_CODES,
+    corpus_details::CORPUS_DETAILS,
+    rejection_has_no_effect::REJECTION_HAS_NO_EFFECT,
+    single_effect::SINGLE_EFFECT,
+    ok_means_applied::OK_MEANS_APPLIED,
+    failure_means_not_applied::FAILURE_MEANS_NOT_APPLIED,
+    not_sent_means_unseen::NOT_SENT_MEANS_UNSEEN,
+    burst_single_execution::BURST_SINGLE_EXECUTION,
+    conflict_on_changed_arguments::CONFLICT_ON_CHANGED_ARGUMENTS,
+    injected_text_inert::INJECTED_TEXT_INERT,
+    unknown_outcome_not_retryable::UNKNOWN_OUTCOME_NOT_RETRYABLE,
+    reconcile_before_resend::RECONCILE_BEFORE_RESEND,
+    same_key::SAME_KEY,
+    replay_same_result::REPLAY_SAME_RESULT,
+    approval_bound::APPROVAL_BOUND,
+    tenant_isolation::TENANT_ISOLATION,
+    answer_within_deadline::ANSWER_WITHIN_DEADLINE,
+    lease_honoured::LEASE_HONOURED,
+    rate_limit_retry_after::RATE_LIMIT_RETRY_AFTER,
+    output_invalid_withheld::OUTPUT_INVALID_WITHHELD,
+    deadline_propagated::DEADLINE_PROPAGATED,
+    request_id_propagated::REQUEST_ID_PROPAGATED,
+}
 
 /// How binding a check is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -63,16 +110,6 @@ pub enum Outcome {
     },
 }
 
-impl Outcome {
-    fn from_violations(applicable: bool, violations: Vec<Violation>) -> Outcome {
-        match (applicable, violations.is_empty()) {
-            (_, false) => Outcome::Fail { violations },
-            (true, true) => Outcome::Pass,
-            (false, true) => Outcome::Skip,
-        }
-    }
-}
-
 /// What a check may look at.
 pub struct Context<'a> {
     /// The run.
@@ -108,13 +145,51 @@ impl Context<'_> {
         let operation = &self.transcript.operations[op];
         operation.calls.iter().flat_map(|call| self.evidence(&self.transcript.calls[*call])).collect()
     }
+
+    /// The calls of one operation, in order.
+    pub(crate) fn calls_of<'c>(&'c self, operation: &'c Operation) -> impl Iterator<Item = &'c CallRecord> + 'c {
+        operation.calls.iter().map(|index| &self.transcript.calls[*index])
+    }
+
+    /// The operations of tools with side effects, with their indices.
+    pub(crate) fn side_effecting_operations(&self) -> impl Iterator<Item = (usize, &Operation)> {
+        self.transcript.operations.iter().enumerate().filter(|(_, operation)| self.has_side_effect(&operation.tool))
+    }
+
+    /// The calls made from malformed-corpus cases, with their case.
+    pub(crate) fn corpus_calls(&self) -> impl Iterator<Item = (&CallRecord, &Case)> {
+        self.transcript.calls.iter().filter_map(|call| {
+            let case = call.corpus_case.as_deref().and_then(|name| self.corpus.case(name))?;
+            Some((call, case))
+        })
+    }
+
+    /// The endpoint of a tool's invoke request, e.g. `POST /refunds`.
+    pub(crate) fn main_endpoint(&self, tool: &str) -> String {
+        let invoke = self.tool(tool).map_or("", |entry| entry.downstream.invoke.as_str());
+        let (method, path) = invoke.split_once(' ').unwrap_or(("GET", invoke));
+        crate::world::endpoint_of(method, path.split('?').next().unwrap_or(path))
+    }
+}
+
+/// Whether a call was refused before its tool ran: an error whose code the table puts in the input, protocol
+/// or authorization layer.
+pub(crate) fn refused_up_front(call: &CallRecord) -> bool {
+    call.code()
+        .map(table_category)
+        .is_some_and(|category| matches!(category, Category::Input | Category::Protocol | Category::Authorization))
+}
+
+/// The category the code table gives a code (not the one the envelope claims).
+pub(crate) fn table_category(code: ErrorCode) -> Category {
+    code.info().category
 }
 
 /// A check.
 #[derive(Debug, Clone, Copy)]
 pub struct Check {
     /// Stable id.
-    pub id: &'static str,
+    pub id: CheckId,
     /// MUST or SHOULD.
     pub level: Level,
     /// The rule in one line.
@@ -127,25 +202,19 @@ pub struct Check {
 
 /// Every check, in report order.
 pub fn all() -> Vec<Check> {
-    let mut checks = Vec::new();
-    checks.extend(answers::CHECKS);
-    checks.extend(effects::CHECKS);
-    checks.extend(outcomes::CHECKS);
-    checks.extend(access::CHECKS);
-    checks.extend(timing::CHECKS);
-    checks
+    ALL.to_vec()
 }
 
 /// The check with this id.
 pub fn by_id(id: &str) -> Option<Check> {
-    all().into_iter().find(|check| check.id == id)
+    ALL.iter().copied().find(|check| check.id == id)
 }
 
 /// One check's verdict on one scenario.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Verdict {
     /// The check id.
-    pub check: &'static str,
+    pub check: CheckId,
     /// Its level.
     pub level: Level,
     /// The outcome.
@@ -164,9 +233,8 @@ mod tests {
 
     #[test]
     fn check_ids_are_unique_and_kebab_case() {
-        let checks = all();
-        let ids: std::collections::BTreeSet<&str> = checks.iter().map(|check| check.id).collect();
-        assert_eq!(ids.len(), checks.len());
+        let ids: std::collections::BTreeSet<&str> = ALL.iter().map(|check| check.id.as_str()).collect();
+        assert_eq!(ids.len(), ALL.len());
         for id in ids {
             assert!(id.bytes().all(|byte| byte.is_ascii_lowercase() || byte == b'-'), "{id}");
         }

@@ -168,7 +168,7 @@ pub async fn run(
 ) -> Result<Report, String> {
     let checks = options.checks()?;
     let names: Vec<&str> = scenarios.iter().map(|scenario| scenario.name.as_str()).collect();
-    let ids: Vec<&str> = checks::all().iter().map(|check| check.id).collect();
+    let ids: Vec<&str> = checks::all().iter().map(|check| check.id.as_str()).collect();
     options.baseline.validate(&names, &ids)?;
     let mut scenarios = match options.partition {
         Some(partition) => partition.select(scenarios),
@@ -216,7 +216,7 @@ pub async fn run(
         harness_version: env!("CARGO_PKG_VERSION"),
         executor: report::Executor { subject, capabilities },
         profile: options.profile,
-        checks: checks.iter().map(|check| check.id.to_owned()).collect(),
+        checks: checks.iter().map(|check| check.id.to_string()).collect(),
         partition: options.partition.map(|partition| partition.to_string()),
         baseline: options.baseline.path.clone(),
         verdict: report::verdict(&results, &stale),

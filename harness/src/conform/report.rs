@@ -223,7 +223,7 @@ impl ScenarioResult {
                         check_result(check, Status::Skip, Some("nothing to judge".to_owned()), Vec::new())
                     }
                     Some(Outcome::Fail { violations }) => {
-                        let listed = baseline.covering(&scenario.name, check.id).map(|entry| {
+                        let listed = baseline.covering(&scenario.name, check.id.as_str()).map(|entry| {
                             format!(
                                 "listed in the baseline{}, line {}",
                                 baseline.path.as_deref().map(|path| format!(" {path}")).unwrap_or_default(),
@@ -274,7 +274,7 @@ fn check_result(
     violations: Vec<Violation>,
 ) -> CheckResult {
     CheckResult {
-        id: check.id.to_owned(),
+        id: check.id.to_string(),
         level: check.level.as_str(),
         rule: check.rule,
         seed_ref: check.seed_ref,
@@ -292,7 +292,7 @@ fn first_break(transcript: &Transcript) -> Option<String> {
             "no answer to call #{} ({}) within its budget plus the harness's margin",
             call.index, call.call_id
         )),
-        Answer::Envelope(_) | Answer::Killed => None,
+        Answer::Envelope(_) | Answer::Malformed(_) | Answer::Killed => None,
     })
 }
 

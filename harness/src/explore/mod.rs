@@ -161,7 +161,7 @@ impl Explorer {
                     Context { transcript: &transcript, scenario: &scenario, corpus: &self.corpus, catalog: &catalog };
                 for check in &self.checks {
                     if let Outcome::Fail { violations } = (check.run)(&context) {
-                        result.failure = Some((check.id, step));
+                        result.failure = Some((check.id.as_str(), step));
                         result.violations = violations;
                         break;
                     }
@@ -177,7 +177,7 @@ impl Explorer {
                     Context { transcript: &transcript, scenario: &scenario, corpus: &self.corpus, catalog: &catalog };
                 for check in &self.checks {
                     if let Outcome::Fail { violations } = (check.run)(&context) {
-                        result.failure = Some((check.id, scenario.steps.len()));
+                        result.failure = Some((check.id.as_str(), scenario.steps.len()));
                         result.violations = violations;
                         break;
                     }

@@ -6,7 +6,6 @@
 use crate::world::FaultSpec;
 use callproof_executor::ErrorCode;
 use serde::Deserialize;
-use serde_json::Value;
 
 /// Brackets the byte offset of a step inside an error message (see `Scenario::parse`).
 pub(crate) const AT: (&str, &str) = ("\u{1}step@", "\u{1}");
@@ -278,40 +277,6 @@ impl Expect {
         }
         Ok(())
     }
-
-    /// Every way `envelope` differs from this expectation.
-    pub fn mismatches(&self, envelope: &Value) -> Vec<String> {
-        let mut found = Vec::new();
-        let mut compare = |what: &str, want: Value, got: &Value| {
-            if &want != got {
-                found.push(format!("{what}: expected {want}, got {got}"));
-            }
-        };
-        if let Some(ok) = self.ok {
-            compare("ok", Value::Bool(ok), &envelope["ok"]);
-        }
-        if let Some(code) = &self.code {
-            compare("error.code", Value::String(code.clone()), &envelope["error"]["code"]);
-        }
-        if let Some(retryable) = self.retryable {
-            compare("error.retryable", Value::Bool(retryable), &envelope["error"]["retryable"]);
-        }
-        if let Some(resolution) = &self.resolution {
-            compare("error.resolution", Value::String(resolution.clone()), &envelope["error"]["resolution"]);
-        }
-        if let Some(replayed) = self.replayed {
-            compare("meta.replayed", Value::Bool(replayed), &envelope["meta"]["replayed"]);
-        }
-        if let Some(reconciled) = self.reconciled {
-            let got = envelope["meta"].get("reconciled").cloned().unwrap_or(Value::Bool(false));
-            compare("meta.reconciled", Value::Bool(reconciled), &got);
-        }
-        for (key, want) in self.details.iter().flatten() {
-            let want = serde_json::to_value(want).unwrap_or(Value::Null);
-            compare(&format!("error.details.{key}"), want, &envelope["error"]["details"][key]);
-        }
-        found
-    }
 }
 
 #[cfg(test)]
@@ -337,17 +302,5 @@ mod tests {
         let text = "[[step]]\naction = \"burst\"\ntool = \"x\"\nauth = \"a\"\narguments = '{}'\n";
         let error = toml::from_str::<Steps>(text).err().expect("error").to_string();
         assert!(error.contains("count"), "{error}");
-    }
-
-    #[test]
-    fn expectations_report_each_mismatch() {
-        let expect = Expect {
-            ok: Some(false),
-            code: Some("timeout_unknown".into()),
-            retryable: Some(false),
-            ..Expect::default()
-        };
-        let envelope = serde_json::json!({"ok": false, "error": {"code": "timeout_not_started", "retryable": true}});
-        assert_eq!(expect.mismatches(&envelope).len(), 2);
     }
 }

@@ -1,0 +1,103 @@
+//! `approval-bound`: a tool that needs approval acts only with an unexpired approval of this subject, tenant,
+//! tool, risk and exact arguments.
+//!
+//! Rule enforced here: the harness computes the binding itself, from the approval the caller presented (as the
+//! runner recorded it) and the catalog, never from what the executor says.
+
+use super::{Check, CheckId, Context, Judgement, Level, Outcome};
+use crate::transcript::CallRecord;
+use callproof_executor::Arguments;
+use callproof_executor::canonical::{canonical_json, sha256_hex};
+
+/// The id.
+pub const APPROVAL_BOUND: CheckId = CheckId::new("approval-bound");
+
+pub(super) const CHECK: Check = Check {
+    id: APPROVAL_BOUND,
+    level: Level::Must,
+    rule: "a tool that needs approval acts only with an unexpired approval of this subject, tenant, tool, risk and exact arguments",
+    seed_ref: "§3.4",
+    run,
+};
+
+fn run(context: &Context<'_>) -> Outcome {
+    let mut judgement = Judgement::new();
+    for call in &context.transcript.calls {
+        let needs = context.tool(&call.tool).is_some_and(|entry| entry.spec.requires_approval);
+        if !needs || approval_covers(context, call) {
+            continue;
+        }
+        judgement.judged();
+        let acted = context.transcript.exchanges_of_call(call.index).any(|exchange| exchange.record.side_effect);
+        if call.ok() || acted {
+            judgement.fail("the call acted without an approval covering these exact arguments", context.evidence(call));
+        }
+    }
+    judgement.outcome()
+}
+
+/// Whether the approval the caller presented covers exactly this call: its tool, subject, tenant, the tool's
+/// risk, the SHA-256 of the canonical arguments, and it had not expired when the call was made.
+fn approval_covers(context: &Context<'_>, call: &CallRecord) -> bool {
+    let Some(approval) = &call.approval else { return false };
+    let Some(entry) = context.tool(&call.tool) else { return false };
+    let hash = match &call.arguments {
+        Arguments::Raw(text) => crate::runner::arguments_hash(text),
+        Arguments::Value(value) => Some(sha256_hex(canonical_json(value).as_bytes())),
+    };
+    approval.tool == call.tool
+        && approval.subject_id == call.subject_id
+        && approval.tenant_id == call.tenant_id
+        && approval.risk == entry.spec.risk
+        && Some(approval.arguments_hash.as_str()) == hash.as_deref()
+        && approval.expires_at_ms > call.wall_ms
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::history;
+    use super::*;
+    use callproof_executor::{Approval, Risk};
+
+    /// An approval of alice's deletion of `acct_1`, valid for a minute after `wall_ms`.
+    fn approval(call: &CallRecord) -> Approval {
+        Approval {
+            approval_id: "appr_1".to_owned(),
+            subject_id: call.subject_id.clone(),
+            tenant_id: call.tenant_id.clone(),
+            tool: "delete_account".to_owned(),
+            arguments_hash: sha256_hex(canonical_json(&serde_json::json!({"account_id": "acct_1"})).as_bytes()),
+            risk: Risk::Destructive,
+            expires_at_ms: call.wall_ms + 60_000,
+        }
+    }
+
+    const DELETION: &str = "submit delete_account -> ok; request DELETE /accounts/acct_1 -> committed";
+
+    #[test]
+    fn a_deletion_under_a_matching_approval_is_not_judged_and_a_refused_one_passes() {
+        history(DELETION).with_call(0, |call| call.approval = Some(approval(call))).skips(&CHECK);
+        history("submit delete_account -> approval_required").passes(&CHECK);
+    }
+
+    #[test]
+    fn an_approval_of_other_arguments_does_not_cover_the_deletion() {
+        history(DELETION)
+            .with_call(0, |call| {
+                call.approval = Some(approval(call));
+                call.arguments = Arguments::Raw(r#"{"account_id":"acct_2"}"#.to_owned());
+            })
+            .fails(&CHECK, "the call acted without an approval covering these exact arguments");
+    }
+
+    #[test]
+    fn an_expired_approval_does_not_cover_the_deletion() {
+        history(DELETION)
+            .with_call(0, |call| {
+                let mut expired = approval(call);
+                expired.expires_at_ms = call.wall_ms;
+                call.approval = Some(expired);
+            })
+            .fails(&CHECK, "without an approval");
+    }
+}

@@ -1,0 +1,112 @@
+//! `conflict-on-changed-arguments`: the same business request with changed arguments answers
+//! idempotency_conflict and sends nothing.
+//!
+//! Rule enforced here: only a `changed` call whose operation was recorded by an earlier call (one that got past
+//! authorization) can conflict; a changed call refused for its own input or authorization, or changed back to
+//! what was recorded, is not judged.
+
+use super::{Check, CheckId, Context, Judgement, Level, Outcome, refused_up_front};
+use crate::transcript::CallRecord;
+use callproof_executor::canonical::canonical_json;
+use callproof_executor::{Arguments, ErrorCode};
+
+/// The id.
+pub const CONFLICT_ON_CHANGED_ARGUMENTS: CheckId = CheckId::new("conflict-on-changed-arguments");
+
+pub(super) const CHECK: Check = Check {
+    id: CONFLICT_ON_CHANGED_ARGUMENTS,
+    level: Level::Must,
+    rule: "the same business request with changed arguments answers idempotency_conflict and sends nothing",
+    seed_ref: "§5.2",
+    run,
+};
+
+fn run(context: &Context<'_>) -> Outcome {
+    let mut judgement = Judgement::new();
+    for call in context.transcript.calls.iter().filter(|call| call.action == "changed") {
+        let operation = &context.transcript.operations[call.op];
+        if !context.has_side_effect(&operation.tool) {
+            continue;
+        }
+        // The first earlier call that got past authorization is the one whose arguments were recorded.
+        let recorded = context
+            .calls_of(operation)
+            .take_while(|earlier| earlier.index != call.index)
+            .find(|earlier| recorded_its_arguments(context, earlier));
+        // Changed back to what was recorded is a plain retry, not a conflict.
+        if recorded.is_none_or(|recorded| canonical(&recorded.arguments) == canonical(&call.arguments)) {
+            continue;
+        }
+        if refused_up_front(call) {
+            continue;
+        }
+        judgement.judged();
+        if call.code() != Some(ErrorCode::IdempotencyConflict) {
+            let answered = call.error().map_or("ok", |error| error.wire_code.as_str());
+            judgement.fail(
+                format!("changed arguments under one business request answered {answered}"),
+                context.evidence(call),
+            );
+        }
+        if let Some(exchange) =
+            context.transcript.exchanges_of_call(call.index).find(|exchange| exchange.record.side_effect)
+        {
+            judgement.fail(
+                format!("changed arguments reached the downstream as request #{}", exchange.record.index),
+                context.evidence(call),
+            );
+        }
+    }
+    judgement.outcome()
+}
+
+/// Whether an earlier call got far enough to record its arguments: it was not refused up front and it
+/// answered an error of a later stage, answered ok, or sent a side-effecting request.
+fn recorded_its_arguments(context: &Context<'_>, earlier: &CallRecord) -> bool {
+    match earlier.code() {
+        Some(_) => !refused_up_front(earlier),
+        None => {
+            earlier.ok()
+                || context.transcript.exchanges_of_call(earlier.index).any(|exchange| exchange.record.side_effect)
+        }
+    }
+}
+
+/// Canonical JSON of arguments as the harness reads them (raw text that is not JSON stays as it is).
+fn canonical(arguments: &Arguments) -> String {
+    match arguments {
+        Arguments::Raw(text) => serde_json::from_str::<serde_json::Value>(text)
+            .map(|value| canonical_json(&value))
+            .unwrap_or_else(|_| text.clone()),
+        Arguments::Value(value) => canonical_json(value),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::history;
+    use super::*;
+
+    #[test]
+    fn a_conflict_that_sends_nothing_passes() {
+        history("submit refund_order -> ok; request POST /refunds -> committed; changed -> idempotency_conflict")
+            .passes(&CHECK);
+    }
+
+    #[test]
+    fn changed_arguments_executed_as_a_new_refund_fails_twice() {
+        let violations = history(
+            "submit refund_order -> ok; request POST /refunds -> committed
+             changed -> ok; request POST /refunds -> committed",
+        )
+        .fails(&CHECK, "changed arguments under one business request answered ok");
+        assert!(violations.iter().any(|violation| violation.message.contains("reached the downstream as request #1")));
+    }
+
+    #[test]
+    fn nothing_recorded_before_or_changed_back_skips() {
+        history("submit refund_order -> forbidden; changed -> ok").skips(&CHECK);
+        history(r#"submit refund_order -> ok; changed args={"amount":100,"order_id":"ord_1","reason":"duplicate"} -> ok"#)
+            .skips(&CHECK);
+    }
+}

@@ -1,0 +1,63 @@
+//! `corpus-details`: each malformed-corpus case carries the details that locate the problem.
+//!
+//! Rule enforced here: the details a case lists (as the reference gives them) must be in the error's
+//! `details` with the same values; other details may be added.
+
+use super::{Check, CheckId, Context, Judgement, Level, Outcome};
+use serde_json::Value;
+
+/// The id.
+pub const CORPUS_DETAILS: CheckId = CheckId::new("corpus-details");
+
+pub(super) const CHECK: Check = Check {
+    id: CORPUS_DETAILS,
+    level: Level::Should,
+    rule: "each malformed-corpus case carries the details that locate the problem",
+    seed_ref: "§2.3",
+    run,
+};
+
+fn run(context: &Context<'_>) -> Outcome {
+    let mut judgement = Judgement::new();
+    for (call, case) in context.corpus_calls() {
+        judgement.judged();
+        let Some(envelope) = call.envelope() else { continue };
+        let details = envelope.error().map(|error| &error.details);
+        let want = case.details_json();
+        let wrong: Vec<String> = want
+            .as_object()
+            .into_iter()
+            .flatten()
+            .filter_map(|(key, value)| {
+                let got = details.and_then(|details| details.get(key)).unwrap_or(&Value::Null);
+                (got != value).then(|| format!("{key}: expected {value}, got {got}"))
+            })
+            .collect();
+        if !wrong.is_empty() {
+            judgement.fail(format!("case `{}`: {}", case.name, wrong.join("; ")), vec![call.line()]);
+        }
+    }
+    judgement.outcome()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::history;
+    use super::*;
+
+    #[test]
+    fn the_listed_details_pass_and_extra_ones_are_allowed() {
+        history("corpus refund_order case=truncated_object -> invalid_json hint=truncated line=1").passes(&CHECK);
+    }
+
+    #[test]
+    fn a_missing_detail_fails_naming_it() {
+        history("corpus refund_order case=truncated_object -> invalid_json")
+            .fails(&CHECK, "case `truncated_object`: hint: expected \"truncated\", got null");
+    }
+
+    #[test]
+    fn a_run_without_corpus_calls_skips() {
+        history("submit refund_order -> ok").skips(&CHECK);
+    }
+}

@@ -1,0 +1,85 @@
+//! `envelope-schema`: every answer is an envelope that validates against docs/envelope.schema.json.
+//!
+//! Rule enforced here: the schema, not the harness's reading of the envelope, decides the shape; an answer that
+//! is not an envelope at all, or a subject that broke, fails here.
+
+use super::{Check, CheckId, Context, Judgement, Level, Outcome};
+use crate::transcript::Answer;
+use serde_json::Value;
+use std::sync::OnceLock;
+
+/// The id.
+pub const ENVELOPE_SCHEMA: CheckId = CheckId::new("envelope-schema");
+
+pub(super) const CHECK: Check = Check {
+    id: ENVELOPE_SCHEMA,
+    level: Level::Must,
+    rule: "every answer is an envelope that validates against docs/envelope.schema.json",
+    seed_ref: "§6.2",
+    run,
+};
+
+/// The envelope schema, compiled once.
+fn validator() -> &'static jsonschema::Validator {
+    static VALIDATOR: OnceLock<jsonschema::Validator> = OnceLock::new();
+    VALIDATOR.get_or_init(|| {
+        let schema: Value = serde_json::from_str(include_str!("../../../docs/envelope.schema.json"))
+            .expect("docs/envelope.schema.json is valid JSON");
+        jsonschema::draft202012::options().build(&schema).expect("docs/envelope.schema.json is a valid schema")
+    })
+}
+
+fn run(context: &Context<'_>) -> Outcome {
+    let mut judgement = Judgement::new();
+    judgement.judged_if(!context.transcript.calls.is_empty());
+    for call in &context.transcript.calls {
+        let message = match &call.answer {
+            Answer::Envelope(_) | Answer::Malformed(_) => {
+                let raw = call.answer.raw().unwrap_or(&Value::Null);
+                match validator().iter_errors(raw).next() {
+                    Some(error) => format!(
+                        "envelope does not match the schema at {}: {}",
+                        error.instance_path().as_str(),
+                        error.masked()
+                    ),
+                    None => match &call.answer {
+                        Answer::Malformed(malformed) => format!("no envelope: {}", malformed.why),
+                        _ => continue,
+                    },
+                }
+            }
+            Answer::Broken(why) => format!("no envelope: {why}"),
+            Answer::NoAnswer | Answer::Killed => continue,
+        };
+        judgement.fail(message, context.evidence(call));
+    }
+    judgement.outcome()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::history;
+    use super::*;
+
+    #[test]
+    fn envelopes_that_follow_the_schema_pass() {
+        history("submit refund_order -> ok; retry -> timeout_unknown reason=deadline_elapsed").passes(&CHECK);
+    }
+
+    #[test]
+    fn flags_that_disagree_with_the_code_break_the_schema() {
+        history("submit refund_order -> timeout_unknown retryable=true").fails(&CHECK, "does not match the schema");
+    }
+
+    #[test]
+    fn an_answer_that_is_no_envelope_or_a_broken_subject_fails() {
+        history("submit refund_order -> garbage").fails(&CHECK, "does not match the schema");
+        history("submit refund_order -> broken").fails(&CHECK, "no envelope: the process exited");
+    }
+
+    #[test]
+    fn a_killed_call_is_not_judged_and_no_calls_skip() {
+        history("submit refund_order -> killed").passes(&CHECK);
+        history("").skips(&CHECK);
+    }
+}

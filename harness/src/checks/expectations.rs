@@ -1,0 +1,174 @@
+//! `expectations`: the envelope fields and final ledger counts the scenario pins hold.
+//!
+//! Rule enforced here: a step's `expect` and the scenario's `[expect_ledger]` are judged here and only here; the
+//! scenario model states them, the check compares them with the typed envelope.
+
+use super::{Check, CheckId, Context, Judgement, Level, Outcome};
+use crate::envelope::{EnvelopeView, wire};
+use crate::scenario::Expect;
+use serde_json::Value;
+
+/// The id.
+pub const EXPECTATIONS: CheckId = CheckId::new("expectations");
+
+pub(super) const CHECK: Check = Check {
+    id: EXPECTATIONS,
+    level: Level::Must,
+    rule: "the envelope fields and final ledger counts the scenario pins hold",
+    seed_ref: "scenario",
+    run,
+};
+
+fn run(context: &Context<'_>) -> Outcome {
+    let mut judgement = Judgement::new();
+    for call in &context.transcript.calls {
+        let Some(expect) = context.scenario.steps[call.step].expect() else { continue };
+        judgement.judged();
+        let Some(envelope) = call.envelope() else {
+            judgement.fail("expected an envelope, got none", context.evidence(call));
+            continue;
+        };
+        let mismatches = mismatches(expect, envelope);
+        if !mismatches.is_empty() {
+            judgement.fail(format!("step {}: {}", call.step + 1, mismatches.join("; ")), context.evidence(call));
+        }
+    }
+    for (name, expected) in &context.scenario.expect_ledger {
+        judgement.judged();
+        let mut ids: Vec<&str> = context
+            .transcript
+            .ledger
+            .iter()
+            .filter(|effect| effect.kind.name() == name)
+            .map(|effect| effect.effect_id.as_str())
+            .collect();
+        ids.sort_unstable();
+        ids.dedup();
+        if ids.len() != *expected {
+            judgement.fail(
+                format!("expected {expected} {name} in the ledger, found {}", ids.len()),
+                context.transcript.lines(),
+            );
+        }
+    }
+    judgement.outcome()
+}
+
+/// Every way `envelope` differs from `expect`, as `field: expected X, got Y`.
+fn mismatches(expect: &Expect, envelope: &EnvelopeView) -> Vec<String> {
+    let error = envelope.error();
+    let flag = |value: Option<bool>| value.map_or(Value::Null, Value::Bool);
+    let text = |value: Option<String>| value.map_or(Value::Null, Value::String);
+    let mut pinned: Vec<(String, Value, Value)> = Vec::new();
+    if let Some(ok) = expect.ok {
+        pinned.push(("ok".to_owned(), Value::Bool(ok), Value::Bool(envelope.ok())));
+    }
+    if let Some(code) = &expect.code {
+        let got = error.map(|error| error.wire_code.clone()).filter(|code| !code.is_empty());
+        pinned.push(("error.code".to_owned(), code.as_str().into(), text(got)));
+    }
+    if let Some(retryable) = expect.retryable {
+        pinned.push(("error.retryable".to_owned(), retryable.into(), flag(error.and_then(|error| error.retryable))));
+    }
+    if let Some(resolution) = &expect.resolution {
+        let got = error.and_then(|error| error.resolution).map(|resolution| wire(Some(resolution)));
+        pinned.push(("error.resolution".to_owned(), resolution.as_str().into(), text(got)));
+    }
+    if let Some(replayed) = expect.replayed {
+        pinned.push(("meta.replayed".to_owned(), replayed.into(), flag(envelope.meta().replayed)));
+    }
+    if let Some(reconciled) = expect.reconciled {
+        // Absent counts as false: executors write `reconciled` only when it is true.
+        let got = envelope.meta().reconciled.unwrap_or(false);
+        pinned.push(("meta.reconciled".to_owned(), reconciled.into(), got.into()));
+    }
+    for (key, want) in expect.details.iter().flatten() {
+        let got = error.and_then(|error| error.details.get(key)).cloned().unwrap_or(Value::Null);
+        pinned.push((format!("error.details.{key}"), serde_json::to_value(want).unwrap_or(Value::Null), got));
+    }
+    pinned
+        .into_iter()
+        .filter(|(_, want, got)| want != got)
+        .map(|(what, want, got)| format!("{what}: expected {want}, got {got}"))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::history;
+    use super::*;
+
+    const PINNED: &str = r#"
+        description = "d"
+        [[step]]
+        action = "submit"
+        tool = "refund_order"
+        auth = "alice"
+        arguments = "{}"
+        expect = { ok = false, code = "timeout_unknown", retryable = false, details = { reason = "connection_lost" } }
+        [[step]]
+        action = "retry"
+        of = "x"
+        expect = { ok = true, replayed = false, reconciled = true }
+        [expect_ledger]
+        refunds = 1
+    "#;
+
+    #[test]
+    fn the_pinned_fields_and_ledger_counts_hold() {
+        history(
+            "submit refund_order -> timeout_unknown reason=connection_lost
+             request POST /refunds -> committed dropped
+             retry -> ok reconciled",
+        )
+        .with_scenario(PINNED)
+        .passes(&CHECK);
+    }
+
+    #[test]
+    fn a_different_code_detail_or_count_fails_naming_each_field() {
+        let violations = history(
+            "submit refund_order -> timeout_not_started reason=deadline_elapsed
+             retry -> ok",
+        )
+        .with_scenario(PINNED)
+        .fails(&CHECK, "error.code: expected \"timeout_unknown\", got \"timeout_not_started\"");
+        let messages: Vec<&str> = violations.iter().map(|violation| violation.message.as_str()).collect();
+        assert!(messages.iter().any(|message| message.contains("error.details.reason")), "{messages:?}");
+        assert!(messages.iter().any(|message| message.contains("meta.reconciled: expected true, got false")));
+        assert!(messages.contains(&"expected 1 refunds in the ledger, found 0"), "{messages:?}");
+    }
+
+    #[test]
+    fn a_pinned_step_without_an_envelope_fails() {
+        history("submit refund_order -> no-answer; retry -> ok reconciled")
+            .with_scenario(PINNED)
+            .fails(&CHECK, "expected an envelope, got none");
+    }
+
+    #[test]
+    fn each_mismatched_field_is_reported_once() {
+        let expect = Expect {
+            ok: Some(false),
+            code: Some("timeout_unknown".into()),
+            retryable: Some(false),
+            ..Expect::default()
+        };
+        let envelope = EnvelopeView::parse(serde_json::json!({
+            "ok": false, "error": {"code": "timeout_not_started", "retryable": true}
+        }))
+        .expect("an envelope");
+        assert_eq!(
+            mismatches(&expect, &envelope),
+            [
+                "error.code: expected \"timeout_unknown\", got \"timeout_not_started\"",
+                "error.retryable: expected false, got true"
+            ]
+        );
+    }
+
+    #[test]
+    fn nothing_pinned_skips() {
+        history("submit refund_order -> ok").skips(&CHECK);
+    }
+}

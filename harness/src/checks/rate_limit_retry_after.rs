@@ -1,0 +1,92 @@
+//! `rate-limit-retry-after`: rate_limited carries details.retry_after_ms, the downstream's Retry-After when it
+//! gave one.
+//!
+//! Rule enforced here: the downstream's Retry-After is the `rate_limit` fault that answered the call's 429.
+
+use super::{Check, CheckId, Context, Judgement, Level, Outcome};
+use crate::transcript::Exchange;
+use crate::world::FaultKind;
+use callproof_executor::ErrorCode;
+use serde_json::Value;
+
+/// The id.
+pub const RATE_LIMIT_RETRY_AFTER: CheckId = CheckId::new("rate-limit-retry-after");
+
+pub(super) const CHECK: Check = Check {
+    id: RATE_LIMIT_RETRY_AFTER,
+    level: Level::Must,
+    rule: "rate_limited carries details.retry_after_ms, the downstream's Retry-After when it gave one",
+    seed_ref: "§6.4",
+    run,
+};
+
+fn run(context: &Context<'_>) -> Outcome {
+    let mut judgement = Judgement::new();
+    for call in context.transcript.calls.iter().filter(|call| call.code() == Some(ErrorCode::RateLimited)) {
+        judgement.judged();
+        let told = call.error().and_then(|error| error.details.get("retry_after_ms")).and_then(Value::as_u64);
+        let said = context
+            .transcript
+            .exchanges_of_call(call.index)
+            .filter(|exchange| exchange.record.status == Some(429))
+            .find_map(|exchange| retry_after_ms(context, exchange));
+        match (told, said) {
+            (None, _) => judgement.fail("rate_limited without details.retry_after_ms", context.evidence(call)),
+            (Some(told), Some(said)) if told != said => judgement.fail(
+                format!("the downstream said Retry-After {said} ms, the envelope says {told} ms"),
+                context.evidence(call),
+            ),
+            _ => {}
+        }
+    }
+    judgement.outcome()
+}
+
+/// The Retry-After (in ms) of the `rate_limit` fault that answered `exchange`, if one did.
+fn retry_after_ms(context: &Context<'_>, exchange: &Exchange) -> Option<u64> {
+    context.scenario.steps.get(exchange.fault_step()?)?.faults().iter().find_map(|fault| match fault.kind {
+        FaultKind::RateLimit { retry_after } => Some(retry_after * 1000),
+        _ => None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::history;
+    use super::*;
+
+    const RATE_LIMITED: &str = r#"
+        description = "d"
+        [[step]]
+        action = "submit"
+        tool = "refund_order"
+        auth = "alice"
+        arguments = "{}"
+        faults = [{ kind = "rate_limit", retry_after = 2 }]
+    "#;
+
+    #[test]
+    fn the_downstreams_retry_after_passes() {
+        history("submit refund_order -> rate_limited retry_after_ms=2000; request POST /refunds -> 429 fault=rate_limit")
+            .with_scenario(RATE_LIMITED)
+            .passes(&CHECK);
+    }
+
+    #[test]
+    fn another_wait_than_the_downstreams_fails() {
+        history("submit refund_order -> rate_limited retry_after_ms=1000; request POST /refunds -> 429 fault=rate_limit")
+            .with_scenario(RATE_LIMITED)
+            .fails(&CHECK, "the downstream said Retry-After 2000 ms, the envelope says 1000 ms");
+    }
+
+    #[test]
+    fn no_wait_at_all_fails() {
+        history("submit refund_order -> rate_limited; request POST /refunds -> 429")
+            .fails(&CHECK, "rate_limited without details.retry_after_ms");
+    }
+
+    #[test]
+    fn runs_without_rate_limits_skip() {
+        history("submit refund_order -> ok").skips(&CHECK);
+    }
+}

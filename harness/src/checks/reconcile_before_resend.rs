@@ -1,0 +1,94 @@
+//! `reconcile-before-resend`: after an unknown outcome, the operation's status is queried by its key before any
+//! new side-effecting request.
+//!
+//! Rule enforced here: an outcome is unknown when the call said so (a code with effect "unknown") or was killed,
+//! and its side-effecting request did reach the downstream; repeatable tools (PUT) are exempt.
+
+use super::{Check, CheckId, Context, Judgement, Level, Outcome};
+use crate::transcript::{Answer, CallRecord};
+use callproof_executor::error::Effect;
+
+/// The id.
+pub const RECONCILE_BEFORE_RESEND: CheckId = CheckId::new("reconcile-before-resend");
+
+pub(super) const CHECK: Check = Check {
+    id: RECONCILE_BEFORE_RESEND,
+    level: Level::Must,
+    rule: "after an unknown outcome, the operation's status is queried by its key before any new side-effecting request",
+    seed_ref: "§5.3 UNKNOWN, §10 case 4",
+    run,
+};
+
+fn run(context: &Context<'_>) -> Outcome {
+    let mut judgement = Judgement::new();
+    for (op, operation) in context.transcript.operations.iter().enumerate() {
+        let Some(entry) = context.tool(&operation.tool) else { continue };
+        if entry.spec.repeatable || !entry.spec.risk.has_side_effect() {
+            continue;
+        }
+        let calls: Vec<&CallRecord> = context.calls_of(operation).collect();
+        let Some(unknown_at) = calls.iter().position(|call| left_unknown(context, call)) else { continue };
+        let later: Vec<_> =
+            calls[unknown_at + 1..].iter().flat_map(|call| context.transcript.exchanges_of_call(call.index)).collect();
+        if later.is_empty() {
+            continue;
+        }
+        judgement.judged();
+        let first_send = later.iter().position(|exchange| exchange.record.side_effect);
+        let first_query = later.iter().position(|exchange| exchange.record.status_query);
+        if let Some(send) = first_send
+            && first_query.is_none_or(|query| query > send)
+        {
+            judgement.fail(
+                format!(
+                    "after call #{} ended unknown, request #{} was sent again without a status query first",
+                    calls[unknown_at].index, later[send].record.index
+                ),
+                context.op_evidence(op),
+            );
+        }
+    }
+    judgement.outcome()
+}
+
+/// Whether a call left its operation's outcome unknown: it says so (or was killed) and its request did reach
+/// the downstream (a call that sent nothing has nothing to reconcile, whatever it answered).
+fn left_unknown(context: &Context<'_>, call: &CallRecord) -> bool {
+    let unknown =
+        call.answer == Answer::Killed || call.code().is_some_and(|code| code.info().effect == Effect::Unknown);
+    unknown && context.transcript.exchanges_of_call(call.index).any(|exchange| exchange.record.side_effect)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::history;
+    use super::*;
+
+    #[test]
+    fn a_status_query_before_the_resend_passes() {
+        history(
+            "submit refund_order -> timeout_unknown; request POST /refunds -> committed dropped key=k1
+             retry -> ok; request GET /refunds?idempotency_key=k1 -> 404 key=k1; request POST /refunds -> committed key=k1",
+        )
+        .passes(&CHECK);
+    }
+
+    #[test]
+    fn a_resend_without_asking_first_fails() {
+        history(
+            "submit refund_order -> killed; request POST /refunds -> committed dropped
+             retry -> ok; request POST /refunds -> committed",
+        )
+        .fails(&CHECK, "after call #0 ended unknown, request #1 was sent again without a status query first");
+    }
+
+    #[test]
+    fn repeatable_tools_and_unknowns_that_sent_nothing_skip() {
+        history(
+            "submit set_preference -> timeout_unknown; request PUT /preferences/theme -> dropped
+             retry -> ok; request PUT /preferences/theme -> committed",
+        )
+        .skips(&CHECK);
+        history("submit refund_order -> timeout_unknown; retry -> ok; request POST /refunds -> committed").skips(&CHECK);
+    }
+}

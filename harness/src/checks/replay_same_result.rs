@@ -1,0 +1,61 @@
+//! `replay-same-result`: every successful answer of one business operation carries the same result.
+//!
+//! Rule enforced here: compared on operations of side-effecting tools with at least two successes.
+
+use super::{Check, CheckId, Context, Judgement, Level, Outcome};
+
+/// The id.
+pub const REPLAY_SAME_RESULT: CheckId = CheckId::new("replay-same-result");
+
+pub(super) const CHECK: Check = Check {
+    id: REPLAY_SAME_RESULT,
+    level: Level::Should,
+    rule: "every successful answer of one business operation carries the same result",
+    seed_ref: "§5.1",
+    run,
+};
+
+fn run(context: &Context<'_>) -> Outcome {
+    let mut judgement = Judgement::new();
+    for (op, operation) in context.side_effecting_operations() {
+        let results: Vec<_> = context
+            .calls_of(operation)
+            .filter_map(|call| call.envelope().filter(|envelope| envelope.ok()))
+            .map(|envelope| envelope.result())
+            .collect();
+        if results.len() < 2 {
+            continue;
+        }
+        judgement.judged();
+        if results.windows(2).any(|pair| pair[0] != pair[1]) {
+            judgement.fail(
+                format!("operation `{}` answered success with different results", operation.name),
+                context.op_evidence(op),
+            );
+        }
+    }
+    judgement.outcome()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::history;
+    use super::*;
+
+    #[test]
+    fn a_replay_of_the_same_result_passes() {
+        history(r#"submit refund_order -> ok result={"refund_id":"rf_1"}; retry -> ok replayed result={"refund_id":"rf_1"}"#)
+            .passes(&CHECK);
+    }
+
+    #[test]
+    fn a_second_success_with_another_result_fails() {
+        history(r#"submit refund_order -> ok result={"refund_id":"rf_1"}; retry -> ok result={"refund_id":"rf_2"}"#)
+            .fails(&CHECK, "operation `op1` answered success with different results");
+    }
+
+    #[test]
+    fn a_single_success_skips() {
+        history("submit refund_order -> ok; retry -> dependency_unavailable").skips(&CHECK);
+    }
+}

@@ -1,0 +1,430 @@
+//! Literal transcripts for the checks' unit tests, in the style of Jepsen's checker tests: a few lines of
+//! script are a whole run, and a test asserts the verdict and the key part of its message.
+//!
+//! Rule enforced here: a script names only what the test is about; everything else gets a default that no
+//! check objects to (valid arguments, envelopes that follow the code table and the schema, and request ids
+//! that tie each request to its call).
+//!
+//! A script is statements separated by newlines or `;`, each `WHAT -> OUTCOME`:
+//!
+//! ```text
+//! submit refund_order -> ok                       a new operation in a new step (also: burst, corpus)
+//! retry -> ok replayed                            the latest operation again (also: duplicate, changed)
+//! and -> operation_in_progress                    one more call of the latest step (a burst)
+//! request POST /refunds -> committed key=k1       a downstream request of the latest call
+//! request POST /refunds -> dropped stray          a request no call accounts for
+//! ```
+//!
+//! Calls take `as=alice|bob|mallory|sue`, `args=JSON` (no spaces), `budget=MS`, `took=MS`, `case=NAME`. Their
+//! outcome is `ok [replayed] [reconciled] [result=JSON]`, an error code with `name=value` details (and
+//! `retryable=` or `resolution=` to lie about the table), `killed`, `no-answer`, `broken` or `garbage` (not an
+//! envelope), each optionally with `rid=ID|none` and `key=KEY` for the envelope's meta. Requests answer
+//! `committed`, `deduplicated`, `abandoned`, a status or `dropped`, with `key=`, `fault=`, `deadline=`, `rid=`,
+//! `reply=`, `effect=`, `owner=`, `tenant=`, `call=N` or `stray`.
+
+use super::{Check, Context, Outcome, Violation};
+use crate::corpus::Corpus;
+use crate::scenario::Scenario;
+use crate::transcript::{Answer, CallRecord, Exchange, Operation, Transcript};
+use crate::world::{Effect, EffectKind, Handling, RequestRecord, endpoint_of};
+use callproof_executor::app::{CatalogEntry, catalog};
+use callproof_executor::idempotency::Record;
+use callproof_executor::{Arguments, ErrorCode};
+use serde_json::{Value, json};
+use std::collections::BTreeSet;
+
+/// A run written out by hand.
+pub(crate) struct History {
+    calls: Vec<CallRecord>,
+    operations: Vec<Operation>,
+    exchanges: Vec<Exchange>,
+    ledger: Vec<Effect>,
+    records: Option<Vec<Record>>,
+    records_read_at_ms: u64,
+    scenario: Option<String>,
+    steps: usize,
+}
+
+/// The run a script describes.
+pub(crate) fn history(script: &str) -> History {
+    let mut history = History {
+        calls: Vec::new(),
+        operations: Vec::new(),
+        exchanges: Vec::new(),
+        ledger: Vec::new(),
+        records: None,
+        records_read_at_ms: 0,
+        scenario: None,
+        steps: 0,
+    };
+    for statement in script.split(['\n', ';']).map(str::trim).filter(|statement| !statement.is_empty()) {
+        let (what, outcome) = statement.split_once("->").unwrap_or_else(|| panic!("`{statement}`: no `->`"));
+        let what: Vec<&str> = what.split_whitespace().collect();
+        let outcome: Vec<&str> = outcome.split_whitespace().collect();
+        match what.first().copied() {
+            Some("request") => history.request(&what[1..], &outcome),
+            Some(action) => history.call(action, &what[1..], &outcome),
+            None => panic!("`{statement}`: nothing before `->`"),
+        }
+    }
+    history
+}
+
+/// `name=value` words.
+fn attribute<'w>(words: &[&'w str], name: &str) -> Option<&'w str> {
+    words.iter().find_map(|word| word.strip_prefix(name)?.strip_prefix('='))
+}
+
+/// The caller: (tenant, subject, roles).
+fn caller(name: &str) -> (&'static str, &'static str, &'static [&'static str]) {
+    match name {
+        "alice" => ("t_acme", "u_alice", &[]),
+        "bob" => ("t_acme", "u_bob", &[]),
+        "sue" => ("t_acme", "u_sue", &["support_admin"]),
+        "mallory" => ("t_evil", "u_mallory", &[]),
+        other => panic!("unknown caller `{other}`"),
+    }
+}
+
+/// Arguments each tool's schema accepts.
+fn default_arguments(tool: &str) -> Value {
+    match tool {
+        "refund_order" => json!({"order_id": "ord_1", "amount": 100, "reason": "duplicate"}),
+        "get_order" => json!({"order_id": "ord_1"}),
+        "delete_account" => json!({"account_id": "acct_1"}),
+        "send_email" => json!({"to": "a@example.com", "subject": "hello", "body": "hi"}),
+        "set_preference" => json!({"key": "theme", "value": "dark"}),
+        "get_weather" => json!({"location": "Paris", "units": "celsius"}),
+        _ => json!({}),
+    }
+}
+
+impl History {
+    fn call(&mut self, action: &str, words: &[&str], outcome: &[&str]) {
+        let tool = words.first().filter(|word| !word.contains('='));
+        let index = self.calls.len();
+        let previous = self.calls.last();
+        let (action, op, step, tool, attempt) = match (action, tool, previous) {
+            ("submit" | "burst" | "corpus", Some(tool), _) => {
+                self.operations.push(Operation {
+                    name: format!("op{}", self.operations.len() + 1),
+                    tool: (*tool).to_owned(),
+                    calls: Vec::new(),
+                });
+                let action = if action == "burst" {
+                    "burst"
+                } else if action == "corpus" {
+                    "corpus"
+                } else {
+                    "submit"
+                };
+                (action, self.operations.len() - 1, self.steps, (*tool).to_owned(), 1)
+            }
+            ("and", None, Some(last)) => (last.action, last.op, last.step, last.tool.clone(), last.attempt),
+            ("retry" | "changed", None, Some(last)) => (
+                if action == "retry" { "retry" } else { "changed" },
+                last.op,
+                self.steps,
+                last.tool.clone(),
+                last.attempt + 1,
+            ),
+            ("duplicate", None, Some(last)) => ("duplicate", last.op, self.steps, last.tool.clone(), last.attempt),
+            _ => panic!("`{action} {words:?}`: submit, burst and corpus name a tool; the others follow a call"),
+        };
+        if step == self.steps {
+            self.steps += 1;
+        }
+        let auth = attribute(words, "as").unwrap_or("alice");
+        let (tenant, subject, roles) = caller(auth);
+        let arguments = match attribute(words, "args") {
+            Some(text) => Arguments::Raw(text.to_owned()),
+            None if action == "changed" => {
+                Arguments::Value(json!({"order_id": "ord_1", "amount": 7, "reason": "changed"}))
+            }
+            None => Arguments::Value(default_arguments(&tool)),
+        };
+        let number =
+            |name: &str, default: u64| attribute(words, name).map_or(default, |value| value.parse().expect("a number"));
+        let started_ms = 100 * index as u64;
+        let call_id = format!("call_{}", index + 1);
+        let answer = answer(outcome, index, &call_id, attempt);
+        self.operations[op].calls.push(index);
+        self.calls.push(CallRecord {
+            index,
+            step,
+            action,
+            op,
+            call_id,
+            tool,
+            arguments,
+            auth: auth.to_owned(),
+            tenant_id: tenant.to_owned(),
+            subject_id: subject.to_owned(),
+            roles: roles.iter().map(|role| (*role).to_owned()).collect(),
+            approval: None,
+            wall_ms: 1_800_000_000_000 + started_ms,
+            business_request_id: Some("br_1".to_owned()),
+            attempt,
+            budget_ms: number("budget", 3000),
+            started_ms,
+            answered_ms: started_ms + number("took", 20),
+            first_request: self.exchanges.len(),
+            requests_until: self.exchanges.len(),
+            answer,
+            corpus_case: attribute(words, "case").map(str::to_owned),
+        });
+    }
+
+    fn request(&mut self, what: &[&str], outcome: &[&str]) {
+        let [method, path] = what else { panic!("`request {what:?}`: request METHOD PATH") };
+        let index = self.exchanges.len();
+        let call = if outcome.contains(&"stray") {
+            None
+        } else {
+            Some(attribute(outcome, "call").map_or(self.calls.len() - 1, |call| call.parse().expect("a call index")))
+        };
+        let owner = call.map(|call| self.calls[call].clone());
+        let owner = owner.as_ref();
+        let (path_only, query) = path.split_once('?').unwrap_or((path, ""));
+        let side_effect = matches!(*method, "POST" | "PUT" | "DELETE");
+        let committed = outcome.contains(&"committed");
+        let handling = if committed {
+            self.commit(method, path_only, outcome, index, owner)
+        } else if outcome.contains(&"deduplicated") {
+            Handling::Deduplicated
+        } else if outcome.contains(&"abandoned") {
+            Handling::AbandonedAtDeadline
+        } else {
+            Handling::NoEffect
+        };
+        let status = match outcome.iter().find_map(|word| word.parse::<u16>().ok()) {
+            _ if outcome.contains(&"dropped") => None,
+            Some(status) => Some(status),
+            None => Some(if committed { 201 } else { 200 }),
+        };
+        let request_id = match attribute(outcome, "rid") {
+            Some("none") => None,
+            Some(id) => Some(id.to_owned()),
+            None => owner.and_then(|call| call.request_id().map(str::to_owned)).or(Some(format!("req_x{index}"))),
+        };
+        let record = RequestRecord {
+            index,
+            at_ms: owner.map_or(0, |call| call.started_ms + 1),
+            endpoint: endpoint_of(method, path_only),
+            method: (*method).to_owned(),
+            path: (*path).to_owned(),
+            idempotency_key: attribute(outcome, "key").map(str::to_owned),
+            deadline_ms: match attribute(outcome, "deadline") {
+                Some("none") => None,
+                Some(deadline) => Some(deadline.to_owned()),
+                None => owner.map(|call| call.budget_ms.to_string()),
+            },
+            request_id,
+            tenant_id: owner.map(|call| call.tenant_id.clone()),
+            subject_id: owner.map(|call| call.subject_id.clone()),
+            side_effect,
+            status_query: *method == "GET" && query.contains("idempotency_key="),
+            fault: attribute(outcome, "fault").map(|fault| (owner.map_or(0, |call| call.step), fault.to_owned())),
+            handling,
+            status,
+            reply: attribute(outcome, "reply").unwrap_or("{}").to_owned(),
+        };
+        if let Some(call) = call {
+            let call = &mut self.calls[call];
+            call.first_request = call.first_request.min(index);
+            call.requests_until = index + 1;
+        }
+        self.exchanges.push(Exchange { record, call, op: call.map(|call| self.calls[call].op) });
+    }
+
+    fn commit(
+        &mut self,
+        method: &str,
+        path: &str,
+        outcome: &[&str],
+        request: usize,
+        owner: Option<&CallRecord>,
+    ) -> Handling {
+        let kind = match endpoint_of(method, path).as_str() {
+            "POST /refunds" => EffectKind::Refund,
+            "POST /emails" => EffectKind::Email,
+            "DELETE /accounts" => EffectKind::Deletion,
+            "PUT /preferences" => EffectKind::Preference,
+            other => panic!("`{other}` commits nothing in the conformance app"),
+        };
+        let effect_id =
+            attribute(outcome, "effect").map_or_else(|| format!("fx_{}", self.ledger.len() + 1), str::to_owned);
+        let tenant_id = attribute(outcome, "tenant").map(str::to_owned);
+        let owner_id = attribute(outcome, "owner").map(str::to_owned);
+        self.ledger.push(Effect {
+            kind,
+            effect_id,
+            request,
+            key: attribute(outcome, "key").map(str::to_owned),
+            tenant_id: tenant_id.or(owner.map(|call| call.tenant_id.clone())).unwrap_or_default(),
+            owner_id: owner_id.or(owner.map(|call| call.subject_id.clone())).unwrap_or_default(),
+            target: path.rsplit('/').next().unwrap_or_default().to_owned(),
+            amount: None,
+            committed_ms: owner.map_or(0, |call| call.started_ms + 2),
+        });
+        Handling::Committed(self.ledger.len() - 1)
+    }
+
+    /// Changes a call the script wrote (for what the script has no word for).
+    pub(crate) fn with_call(mut self, index: usize, change: impl FnOnce(&mut CallRecord)) -> History {
+        change(&mut self.calls[index]);
+        self
+    }
+
+    /// The idempotency records the subject showed, and when they were read (Unix ms).
+    pub(crate) fn with_records(mut self, records: Vec<Record>, read_at_ms: u64) -> History {
+        self.records = Some(records);
+        self.records_read_at_ms = read_at_ms;
+        self
+    }
+
+    /// The scenario the run played (TOML), when a check reads it; by default one `wait` step per step.
+    pub(crate) fn with_scenario(mut self, toml: &str) -> History {
+        self.scenario = Some(toml.to_owned());
+        self
+    }
+
+    /// The transcript.
+    pub(crate) fn transcript(&self) -> Transcript {
+        Transcript {
+            scenario: "literal".to_owned(),
+            subject: "literal".to_owned(),
+            calls: self.calls.clone(),
+            operations: self.operations.clone(),
+            exchanges: self.exchanges.clone(),
+            ledger: self.ledger.clone(),
+            records: self.records.clone(),
+            records_read_at_ms: self.records_read_at_ms,
+        }
+    }
+
+    /// The verdict of `check` on this run.
+    pub(crate) fn judge(&self, check: &Check) -> Outcome {
+        let waits = "[[step]]\naction = \"wait\"\nms = 0\n".repeat(self.steps.max(1));
+        let text = self.scenario.clone().unwrap_or(format!("description = \"literal\"\n{waits}"));
+        let scenario = Scenario::parse(&text).unwrap_or_else(|error| panic!("the literal scenario: {error}"));
+        let corpus: Corpus = toml::from_str(crate::EMBEDDED_CORPUS).expect("the shipped corpus parses");
+        let catalog: Vec<CatalogEntry> = catalog();
+        let transcript = self.transcript();
+        (check.run)(&Context { transcript: &transcript, scenario: &scenario, corpus: &corpus, catalog: &catalog })
+    }
+
+    /// Asserts that `check` passes.
+    pub(crate) fn passes(&self, check: &Check) {
+        assert_eq!(self.judge(check), Outcome::Pass, "{} on\n{}", check.id, self.transcript().lines().join("\n"));
+    }
+
+    /// Asserts that `check` skips.
+    pub(crate) fn skips(&self, check: &Check) {
+        assert_eq!(self.judge(check), Outcome::Skip, "{} on\n{}", check.id, self.transcript().lines().join("\n"));
+    }
+
+    /// Asserts that `check` fails with a message containing `needle`, and returns the violations.
+    pub(crate) fn fails(&self, check: &Check, needle: &str) -> Vec<Violation> {
+        let Outcome::Fail { violations } = self.judge(check) else {
+            panic!("{} did not fail on\n{}", check.id, self.transcript().lines().join("\n"))
+        };
+        assert!(
+            violations.iter().any(|violation| violation.message.contains(needle)),
+            "{}: no message contains `{needle}`: {violations:#?}",
+            check.id
+        );
+        violations
+    }
+}
+
+/// The answer an outcome describes.
+fn answer(outcome: &[&str], index: usize, call_id: &str, attempt: u32) -> Answer {
+    let mut meta =
+        json!({"request_id": format!("req_{index}"), "call_id": call_id, "attempt": attempt, "replayed": false});
+    match attribute(outcome, "rid") {
+        Some("none") => drop(meta.as_object_mut().map(|meta| meta.remove("request_id"))),
+        Some(id) => meta["request_id"] = json!(id),
+        None => {}
+    }
+    if let Some(key) = attribute(outcome, "key") {
+        meta["idempotency_key"] = json!(key);
+    }
+    let words: BTreeSet<&str> = outcome.iter().copied().collect();
+    meta["replayed"] = json!(words.contains("replayed"));
+    if words.contains("reconciled") {
+        meta["reconciled"] = json!(true);
+    }
+    let envelope = match outcome.first().copied() {
+        Some("killed") => return Answer::Killed,
+        Some("no-answer") => return Answer::NoAnswer,
+        Some("broken") => return Answer::Broken("the process exited".to_owned()),
+        Some("garbage") => json!("not an envelope"),
+        Some("ok") => {
+            let result =
+                attribute(outcome, "result").map_or(json!({}), |text| serde_json::from_str(text).expect("JSON result"));
+            json!({"ok": true, "result": result, "meta": meta})
+        }
+        Some(code) => json!({"ok": false, "error": error(code, &outcome[1..]), "meta": meta}),
+        None => panic!("an empty outcome"),
+    };
+    Answer::read(envelope)
+}
+
+/// An error member: the code table's row for `code`, with `name=value` details and overrides.
+fn error(code: &str, words: &[&str]) -> Value {
+    let info = ErrorCode::from_wire(code).map(ErrorCode::info);
+    let mut error = json!({
+        "code": code,
+        "category": info.map(|info| info.category),
+        "message": "literal",
+        "retryable": info.map(|info| info.retryable),
+        "resolution": info.map(|info| info.resolution),
+        "expose_to_model": info.map(|info| info.expose_to_model),
+        "expose_to_user": info.map(|info| info.expose_to_user),
+        "details": {},
+    });
+    for (name, value) in words.iter().filter_map(|word| word.split_once('=')) {
+        let value: Value = serde_json::from_str(value).unwrap_or_else(|_| json!(value));
+        match name {
+            "retryable" | "resolution" | "category" => error[name] = value,
+            "rid" | "key" | "result" => {}
+            _ => error["details"][name] = value,
+        }
+    }
+    error
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::checks::oracle;
+
+    #[test]
+    fn the_default_arguments_of_every_catalog_tool_are_ones_the_contract_accepts() {
+        for entry in catalog() {
+            let call = callproof_executor::ToolCall {
+                call_id: "c".to_owned(),
+                name: entry.spec.name.clone(),
+                arguments: Arguments::Value(default_arguments(&entry.spec.name)),
+            };
+            assert!(oracle::refusal(&call).is_none(), "{} refuses its default arguments", entry.spec.name);
+        }
+    }
+
+    #[test]
+    fn a_script_becomes_calls_operations_and_attributed_requests() {
+        let transcript = history(
+            "submit refund_order -> timeout_unknown; request POST /refunds -> committed dropped key=k1
+             retry -> ok replayed; burst send_email -> ok; and -> operation_in_progress",
+        )
+        .transcript();
+        let steps: Vec<(usize, &str, usize)> =
+            transcript.calls.iter().map(|call| (call.step, call.action, call.op)).collect();
+        assert_eq!(steps, [(0, "submit", 0), (1, "retry", 0), (2, "burst", 1), (2, "burst", 1)]);
+        assert_eq!(transcript.exchanges[0].call, Some(0));
+        assert_eq!(transcript.exchanges[0].record.request_id.as_deref(), Some("req_0"));
+        assert_eq!(transcript.ledger.len(), 1);
+        assert_eq!(transcript.calls[1].line(), "call #1 step 2 retry call_2 refund_order attempt 2 → ok (replayed)");
+    }
+}

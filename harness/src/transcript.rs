@@ -3,7 +3,8 @@
 //! Rule enforced here: checks read only the transcript (calls and their envelopes, downstream requests, the
 //! ledger, and the store records when the subject lets us look). Every downstream request is attributed to
 //! the call that caused it: by `X-Request-Id` when the executor sends its envelope's request id, else by which
-//! calls were in flight when it arrived (counted in requests, which stays exact when time is paused).
+//! calls were in flight when it arrived (counted in requests, which stays exact when time is paused). Each
+//! answer is read once, when it arrives, into an [`EnvelopeView`] (or [`Answer::Malformed`]).
 
 use crate::envelope::{EnvelopeView, ErrorView, Malformed};
 use crate::world::{Effect, Handling, RequestRecord};
@@ -303,5 +304,51 @@ impl Transcript {
             lines.extend(stray);
         }
         lines
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::checks::testing::history;
+
+    /// The script's calls with their requests taken back out, as the runner hands them over.
+    fn calls_and_requests(script: &str) -> (Vec<CallRecord>, Vec<RequestRecord>) {
+        let transcript = history(script).transcript();
+        (transcript.calls, transcript.exchanges.into_iter().map(|exchange| exchange.record).collect())
+    }
+
+    #[test]
+    fn a_request_goes_to_the_call_whose_request_id_it_carries_even_outside_its_window() {
+        let (mut calls, records) = calls_and_requests(
+            "submit refund_order -> ok; submit send_email -> ok; request POST /refunds -> committed rid=req_0",
+        );
+        calls[0].requests_until = 0;
+        let exchanges = Transcript::attribute(&calls, records);
+        assert_eq!((exchanges[0].call, exchanges[0].op), (Some(0), Some(0)));
+    }
+
+    #[test]
+    fn without_a_request_id_a_request_goes_to_the_only_call_in_flight() {
+        let (calls, records) =
+            calls_and_requests("submit refund_order -> ok; request POST /refunds -> committed rid=none");
+        assert_eq!(Transcript::attribute(&calls, records)[0].call, Some(0));
+    }
+
+    #[test]
+    fn without_a_request_id_calls_of_different_operations_in_flight_leave_it_unattributed() {
+        let (mut calls, records) = calls_and_requests(
+            "submit refund_order -> ok; submit send_email -> ok; request POST /emails -> committed rid=none",
+        );
+        calls[0].requests_until = 1;
+        let exchanges = Transcript::attribute(&calls, records);
+        assert_eq!((exchanges[0].call, exchanges[0].op), (None, None));
+    }
+
+    #[test]
+    fn a_malformed_answer_is_kept_apart_and_still_counts_as_having_come_back() {
+        let answer = Answer::read(serde_json::json!({"ok": "yes"}));
+        assert!(matches!(answer, Answer::Malformed(_)) && answer.came_back() && answer.envelope().is_none());
+        assert_eq!(answer.to_string(), "not an envelope: `ok` is missing or not a boolean");
     }
 }

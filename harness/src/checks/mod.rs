@@ -14,7 +14,7 @@ mod id;
 mod judgement;
 mod oracle;
 #[cfg(test)]
-mod testing;
+pub(crate) mod testing;
 
 pub use id::{CheckId, UnknownCheck};
 pub(crate) use judgement::Judgement;

@@ -9,7 +9,7 @@ use crate::transcript::Answer;
 /// How far past its budget an answer may arrive and still count as on time.
 const DEADLINE_MARGIN_MS: u64 = 1500;
 
-/// The id.
+/// This check's id, as docs, mutant tables, baselines and reports spell it.
 pub const ANSWER_WITHIN_DEADLINE: CheckId = CheckId::new("answer-within-deadline");
 
 pub(super) const CHECK: Check = Check {

@@ -9,7 +9,7 @@ use crate::transcript::CallRecord;
 use callproof_executor::Arguments;
 use callproof_executor::canonical::{canonical_json, sha256_hex};
 
-/// The id.
+/// This check's id, as docs, mutant tables, baselines and reports spell it.
 pub const APPROVAL_BOUND: CheckId = CheckId::new("approval-bound");
 
 pub(super) const CHECK: Check = Check {

@@ -11,7 +11,7 @@ use crate::transcript::CallRecord;
 use callproof_executor::ErrorCode;
 use std::collections::BTreeMap;
 
-/// The id.
+/// This check's id, as docs, mutant tables, baselines and reports spell it.
 pub const BURST_SINGLE_EXECUTION: CheckId = CheckId::new("burst-single-execution");
 
 pub(super) const CHECK: Check = Check {

@@ -6,7 +6,7 @@ use super::{Check, CheckId, Context, Judgement, Level, Outcome};
 use crate::envelope::wire;
 use callproof_executor::ErrorCode;
 
-/// The id.
+/// This check's id, as docs, mutant tables, baselines and reports spell it.
 pub const CODE_TABLE: CheckId = CheckId::new("code-table");
 
 pub(super) const CHECK: Check = Check {

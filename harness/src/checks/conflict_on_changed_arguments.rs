@@ -10,7 +10,7 @@ use crate::transcript::CallRecord;
 use callproof_executor::canonical::canonical_json;
 use callproof_executor::{Arguments, ErrorCode};
 
-/// The id.
+/// This check's id, as docs, mutant tables, baselines and reports spell it.
 pub const CONFLICT_ON_CHANGED_ARGUMENTS: CheckId = CheckId::new("conflict-on-changed-arguments");
 
 pub(super) const CHECK: Check = Check {

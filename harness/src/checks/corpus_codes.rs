@@ -4,7 +4,7 @@
 
 use super::{Check, CheckId, Context, Judgement, Level, Outcome};
 
-/// The id.
+/// This check's id, as docs, mutant tables, baselines and reports spell it.
 pub const CORPUS_CODES: CheckId = CheckId::new("corpus-codes");
 
 pub(super) const CHECK: Check = Check {

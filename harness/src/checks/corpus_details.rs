@@ -6,7 +6,7 @@
 use super::{Check, CheckId, Context, Judgement, Level, Outcome};
 use serde_json::Value;
 
-/// The id.
+/// This check's id, as docs, mutant tables, baselines and reports spell it.
 pub const CORPUS_DETAILS: CheckId = CheckId::new("corpus-details");
 
 pub(super) const CHECK: Check = Check {

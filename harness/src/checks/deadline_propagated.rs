@@ -4,7 +4,7 @@
 
 use super::{Check, CheckId, Context, Judgement, Level, Outcome};
 
-/// The id.
+/// This check's id, as docs, mutant tables, baselines and reports spell it.
 pub const DEADLINE_PROPAGATED: CheckId = CheckId::new("deadline-propagated");
 
 pub(super) const CHECK: Check = Check {

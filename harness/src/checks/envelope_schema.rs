@@ -8,7 +8,7 @@ use crate::transcript::Answer;
 use serde_json::Value;
 use std::sync::OnceLock;
 
-/// The id.
+/// This check's id, as docs, mutant tables, baselines and reports spell it.
 pub const ENVELOPE_SCHEMA: CheckId = CheckId::new("envelope-schema");
 
 pub(super) const CHECK: Check = Check {

@@ -8,7 +8,7 @@ use crate::envelope::{EnvelopeView, wire};
 use crate::scenario::Expect;
 use serde_json::Value;
 
-/// The id.
+/// This check's id, as docs, mutant tables, baselines and reports spell it.
 pub const EXPECTATIONS: CheckId = CheckId::new("expectations");
 
 pub(super) const CHECK: Check = Check {

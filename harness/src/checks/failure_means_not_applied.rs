@@ -6,7 +6,7 @@
 use super::{Check, CheckId, Context, Judgement, Level, Outcome};
 use callproof_executor::error::Effect;
 
-/// The id.
+/// This check's id, as docs, mutant tables, baselines and reports spell it.
 pub const FAILURE_MEANS_NOT_APPLIED: CheckId = CheckId::new("failure-means-not-applied");
 
 pub(super) const CHECK: Check = Check {

@@ -6,7 +6,7 @@
 use super::{Check, CheckId, Context, Judgement, Level, Outcome};
 use crate::world::INJECTION;
 
-/// The id.
+/// This check's id, as docs, mutant tables, baselines and reports spell it.
 pub const INJECTED_TEXT_INERT: CheckId = CheckId::new("injected-text-inert");
 
 pub(super) const CHECK: Check = Check {

@@ -8,7 +8,7 @@ use super::{Check, CheckId, Context, Judgement, Level, Outcome};
 use crate::transcript::{Answer, short};
 use callproof_executor::idempotency::State;
 
-/// The id.
+/// This check's id, as docs, mutant tables, baselines and reports spell it.
 pub const LEASE_HONOURED: CheckId = CheckId::new("lease-honoured");
 
 pub(super) const CHECK: Check = Check {

@@ -7,7 +7,7 @@
 use super::{Check, CheckId, Context, Judgement, Level, Outcome};
 use callproof_executor::error::Category;
 
-/// The id.
+/// This check's id, as docs, mutant tables, baselines and reports spell it.
 pub const MALFORMED_INPUT_REFUSED: CheckId = CheckId::new("malformed-input-refused");
 
 pub(super) const CHECK: Check = Check {

@@ -6,7 +6,7 @@
 use super::{Check, CheckId, Context, Judgement, Level, Outcome};
 use crate::world::LEAK_MARKERS;
 
-/// The id.
+/// This check's id, as docs, mutant tables, baselines and reports spell it.
 pub const NO_SECRET_LEAK: CheckId = CheckId::new("no-secret-leak");
 
 pub(super) const CHECK: Check = Check {

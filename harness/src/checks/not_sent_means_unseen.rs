@@ -13,7 +13,7 @@ use crate::transcript::CallRecord;
 use callproof_executor::ErrorCode;
 use serde_json::Value;
 
-/// The id.
+/// This check's id, as docs, mutant tables, baselines and reports spell it.
 pub const NOT_SENT_MEANS_UNSEEN: CheckId = CheckId::new("not-sent-means-unseen");
 
 pub(super) const CHECK: Check = Check {

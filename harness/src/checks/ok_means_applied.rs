@@ -5,7 +5,7 @@
 
 use super::{Check, CheckId, Context, Judgement, Level, Outcome};
 
-/// The id.
+/// This check's id, as docs, mutant tables, baselines and reports spell it.
 pub const OK_MEANS_APPLIED: CheckId = CheckId::new("ok-means-applied");
 
 pub(super) const CHECK: Check = Check {

@@ -7,7 +7,7 @@
 use super::{Check, CheckId, Context, Judgement, Level, Outcome, refused_up_front};
 use callproof_executor::ErrorCode;
 
-/// The id.
+/// This check's id, as docs, mutant tables, baselines and reports spell it.
 pub const OUTPUT_INVALID_WITHHELD: CheckId = CheckId::new("output-invalid-withheld");
 
 pub(super) const CHECK: Check = Check {

@@ -9,7 +9,7 @@ use crate::world::FaultKind;
 use callproof_executor::ErrorCode;
 use serde_json::Value;
 
-/// The id.
+/// This check's id, as docs, mutant tables, baselines and reports spell it.
 pub const RATE_LIMIT_RETRY_AFTER: CheckId = CheckId::new("rate-limit-retry-after");
 
 pub(super) const CHECK: Check = Check {

@@ -8,7 +8,7 @@ use super::{Check, CheckId, Context, Judgement, Level, Outcome};
 use crate::transcript::{Answer, CallRecord};
 use callproof_executor::error::Effect;
 
-/// The id.
+/// This check's id, as docs, mutant tables, baselines and reports spell it.
 pub const RECONCILE_BEFORE_RESEND: CheckId = CheckId::new("reconcile-before-resend");
 
 pub(super) const CHECK: Check = Check {

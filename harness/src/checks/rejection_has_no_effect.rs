@@ -8,7 +8,7 @@ use super::{Check, CheckId, Context, Judgement, Level, Outcome, table_category};
 use crate::transcript::CallRecord;
 use callproof_executor::error::Category;
 
-/// The id.
+/// This check's id, as docs, mutant tables, baselines and reports spell it.
 pub const REJECTION_HAS_NO_EFFECT: CheckId = CheckId::new("rejection-has-no-effect");
 
 pub(super) const CHECK: Check = Check {

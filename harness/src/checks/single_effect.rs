@@ -6,7 +6,7 @@
 
 use super::{Check, CheckId, Context, Judgement, Level, Outcome};
 
-/// The id.
+/// This check's id, as docs, mutant tables, baselines and reports spell it.
 pub const SINGLE_EFFECT: CheckId = CheckId::new("single-effect");
 
 pub(super) const CHECK: Check = Check {

@@ -10,7 +10,7 @@ use crate::transcript::CallRecord;
 use callproof_executor::Config;
 use serde_json::Value;
 
-/// The id.
+/// This check's id, as docs, mutant tables, baselines and reports spell it.
 pub const TENANT_ISOLATION: CheckId = CheckId::new("tenant-isolation");
 
 pub(super) const CHECK: Check = Check {

@@ -7,7 +7,7 @@
 use super::{Check, CheckId, Context, Judgement, Level, Outcome};
 use callproof_executor::ErrorCode;
 
-/// The id.
+/// This check's id, as docs, mutant tables, baselines and reports spell it.
 pub const UNKNOWN_OUTCOME_NOT_RETRYABLE: CheckId = CheckId::new("unknown-outcome-not-retryable");
 
 pub(super) const CHECK: Check = Check {

@@ -491,6 +491,12 @@ class Executor:
 
     def pipeline(self, call, auth, business_request_id, ctx, meta):
         tool, arguments, canonical_arguments, arguments_hash = decode(call, self.tools)
+        return self.run_decoded(tool, arguments, canonical_arguments, arguments_hash, auth, business_request_id,
+                                ctx, meta)
+
+    def run_decoded(self, tool, arguments, canonical_arguments, arguments_hash, auth, business_request_id, ctx,
+                    meta):
+        """Every stage after decoding (examples/mcp-python reuses it behind the MCP SDK's own decoding)."""
         resource = self.authorize(tool, arguments, arguments_hash, auth, ctx)
         held = None
         if tool.side_effect:

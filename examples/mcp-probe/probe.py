@@ -15,6 +15,7 @@ import http.client
 import json
 import os
 import queue
+import re
 import secrets
 import socket
 import subprocess
@@ -128,8 +129,8 @@ class Stdio:
 class Http:
     def __init__(self, url, key):
         self.url, self.key, self.session = urlsplit(url), key, None
-        self.last_status = None
         self.pending = []
+        self.override = {}
 
     def token(self, **changes):
         now = int(time.time())
@@ -145,6 +146,13 @@ class Http:
                    "MCP-Protocol-Version": version, "Authorization": "Bearer " + (token or self.token())}
         if self.session:
             headers["Mcp-Session-Id"] = self.session
+        if version == "2026-07-28":  # the request headers the modern transport requires
+            # read from the text, not a parse: the body may be malformed or too deep on purpose
+            for header, pattern in (("Mcp-Method", r'"method":"([^"]+)"'), ("Mcp-Name", r'"params":\{"name":"([^"]+)"')):
+                found = re.search(pattern, text[:4096])
+                if found:
+                    headers[header] = found.group(1)
+            headers.update(self.override)
         connection = http.client.HTTPConnection(self.url.hostname, self.url.port, timeout=5)
         try:
             connection.request("POST", self.url.path, body=text.encode("utf-8", "surrogatepass"), headers=headers)
@@ -283,6 +291,11 @@ class Probe:
                       token=self.peer.token(exp=int(time.time()) - 60))
             self.case('HTTP: alg "none" token', *self.swap(self.call_line("refund_order", ok)),
                       token=jwt.encode({"sub": "u_alice", "iss": "callproof"}, None, algorithm="none"))
+        if self.http and self.revision == "2026-07-28":
+            self.peer.override = {"Mcp-Name": "get_weather"}
+            self.case("HTTP 2026-07-28: Mcp-Name header says get_weather, the body refund_order",
+                      *self.swap(self.call_line("refund_order", ok)))
+            self.peer.override = {}
         big = '{"order_id":"ord_123","amount":5,"reason":"' + "x" * (11 * 1024 * 1024) + '"}'
         self.case("an 11 MiB line", *self.swap(self.call_line("refund_order", big)))
 
@@ -306,6 +319,17 @@ def free_port():
         return sock.getsockname()[1]
 
 
+def wait_for_port(port, timeout=30.0):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            time.sleep(0.2)
+    raise SystemExit("the server did not listen on port %d within %.0f s" % (port, timeout))
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("server", choices=sorted(SERVERS))
@@ -322,7 +346,7 @@ def main():
         env.update(CALLPROOF_MCP_URL=url, CALLPROOF_TOKEN_KEY=key)
         process = subprocess.Popen(SERVERS[options.server] + ["--http"], env=env, stdout=subprocess.DEVNULL,
                                    stderr=subprocess.DEVNULL)
-        time.sleep(3)
+        wait_for_port(urlsplit(url).port)
         peer = Http(url, key)
     else:
         process, peer = None, Stdio(SERVERS[options.server], env)

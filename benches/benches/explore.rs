@@ -6,6 +6,7 @@
 
 use callproof_harness::corpus::Corpus;
 use callproof_harness::explore::{self, Options};
+use callproof_harness::partition::Partition;
 use callproof_harness::runner::Runner;
 use callproof_harness::scenario::Scenario;
 use callproof_harness::subject::InProcess;
@@ -14,7 +15,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 fn corpus() -> Arc<Corpus> {
-    Arc::new(toml::from_str(callproof_harness::EMBEDDED_CORPUS).expect("the embedded corpus parses"))
+    Corpus::shipped()
 }
 
 fn schedules(criterion: &mut Criterion) {
@@ -28,7 +29,7 @@ fn schedules(criterion: &mut Criterion) {
                 subject: Arc::new(InProcess::reference()),
                 seed: 1,
                 cases,
-                partition: (1, 1),
+                partition: Partition::WHOLE,
                 max_moves: 8,
                 out: None,
             };

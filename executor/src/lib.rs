@@ -17,7 +17,8 @@
 //!
 //! The conformance app every executor under test implements lives in [`app`]. Around the pipeline: [`batch`] orders the parallel calls of one model turn, [`mapping`] writes envelopes
 //! back as MCP, OpenAI and Anthropic tool results, [`lint`] checks schemas against strict mode, [`lines`] reads the
-//! bounded JSON lines of the callproof/1 protocol for the `--stdio` binary and the harness alike.
+//! bounded JSON lines of the callproof/1 protocol and [`protocol`] defines its messages, for the `--stdio` binary
+//! and the harness alike.
 //!
 //! Ports (traits) for faults and variants: [`clock::Clock`], [`store::Store`], [`resource::Resources`],
 //! [`audit::AuditSink`], [`tool::Tool`]. Pure stages are swappable function pointers in [`Stages`]; the
@@ -43,6 +44,7 @@ pub mod mapping;
 pub mod mutants;
 pub mod outcome;
 pub mod output;
+pub mod protocol;
 pub mod reconcile;
 pub mod registry;
 pub mod request;

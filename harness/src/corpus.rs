@@ -6,6 +6,7 @@
 use serde::Deserialize;
 use serde_json::Value;
 use std::path::Path;
+use std::sync::{Arc, OnceLock};
 
 /// Largest generated input, so a corpus file cannot make the harness allocate without bound.
 pub const MAX_GENERATED_BYTES: u64 = 16 * 1024 * 1024;
@@ -87,22 +88,78 @@ pub struct Corpus {
     pub cases: Vec<Case>,
 }
 
+/// The corpus shipped with callproof, embedded so the harness runs anywhere.
+const SHIPPED: &str = include_str!("../../scenarios/corpus/malformed.toml");
+
+/// Why a corpus does not load: each names its file (or `the shipped corpus`) and the line, field or case.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Error {
+    /// The file cannot be read.
+    #[error("{origin}: {why}")]
+    Read {
+        /// The file.
+        origin: String,
+        /// The operating system's reason.
+        why: String,
+    },
+    /// The text is not a corpus (TOML syntax, an unknown or missing field), with its line.
+    #[error("{origin}: {why}")]
+    Syntax {
+        /// The file.
+        origin: String,
+        /// toml's message, with the line.
+        why: String,
+    },
+    /// A case that parses but cannot be right.
+    #[error("{origin}: case `{case}` {why}")]
+    Case {
+        /// The file.
+        origin: String,
+        /// The case's name.
+        case: String,
+        /// What is wrong with it.
+        why: String,
+    },
+}
+
 impl Corpus {
-    /// Loads and checks the corpus.
+    /// The corpus shipped with callproof (scenarios/corpus/malformed.toml, embedded at build time), parsed and
+    /// checked once per process.
+    pub fn shipped() -> Arc<Corpus> {
+        static SHIPPED_CORPUS: OnceLock<Arc<Corpus>> = OnceLock::new();
+        SHIPPED_CORPUS
+            .get_or_init(|| {
+                // The embedded file is checked by this crate's tests; failing here is a broken build.
+                Arc::new(Corpus::parse(SHIPPED, "the shipped corpus").expect("the shipped corpus is valid"))
+            })
+            .clone()
+    }
+
+    /// Loads and checks a corpus file.
     ///
     /// # Errors
-    /// A message naming the file and the line, field or case.
-    pub fn load(path: &Path) -> Result<Corpus, String> {
-        let shown = path.display();
-        let text = std::fs::read_to_string(path).map_err(|error| format!("{shown}: {error}"))?;
-        let corpus: Corpus = toml::from_str(&text).map_err(|error| format!("{shown}: {error}"))?;
+    /// [`Error`], naming the file and the line, field or case.
+    pub fn load(path: &Path) -> Result<Corpus, Error> {
+        let origin = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|error| Error::Read { origin, why: error.to_string() })?;
+        Corpus::parse(&text, &path.display().to_string())
+    }
+
+    /// Parses and checks corpus text; `origin` names it in errors.
+    ///
+    /// # Errors
+    /// [`Error`], naming `origin` and the line, field or case.
+    pub fn parse(text: &str, origin: &str) -> Result<Corpus, Error> {
+        let corpus: Corpus = toml::from_str(text)
+            .map_err(|error| Error::Syntax { origin: origin.to_owned(), why: error.to_string() })?;
         let mut names = std::collections::BTreeSet::new();
         for case in &corpus.cases {
+            let wrong = |why: String| Error::Case { origin: origin.to_owned(), case: case.name.clone(), why };
             if !names.insert(case.name.as_str()) {
-                return Err(format!("{shown}: case `{}` is defined twice", case.name));
+                return Err(wrong("is defined twice".to_owned()));
             }
             if case.arguments.is_some() == case.generate.is_some() {
-                return Err(format!("{shown}: case `{}` needs exactly one of `arguments` or `generate`", case.name));
+                return Err(wrong("needs exactly one of `arguments` or `generate`".to_owned()));
             }
             let size = match &case.generate {
                 Some(Generate::DeepNesting { depth }) => depth.saturating_mul(2),
@@ -111,13 +168,10 @@ impl Corpus {
                 None => 0,
             };
             if size > MAX_GENERATED_BYTES {
-                return Err(format!(
-                    "{shown}: case `{}` would generate more than {MAX_GENERATED_BYTES} bytes",
-                    case.name
-                ));
+                return Err(wrong(format!("would generate more than {MAX_GENERATED_BYTES} bytes")));
             }
             if callproof_executor::ErrorCode::from_wire(&case.code).is_none() {
-                return Err(format!("{shown}: case `{}`: `{}` is not an error code", case.name, case.code));
+                return Err(wrong(format!("expects `{}`, which is not an error code", case.code)));
             }
         }
         Ok(corpus)
@@ -126,5 +180,30 @@ impl Corpus {
     /// The case with this name.
     pub fn case(&self, name: &str) -> Option<&Case> {
         self.cases.iter().find(|case| case.name == name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_shipped_corpus_loads_and_is_parsed_once() {
+        let corpus = Corpus::shipped();
+        assert!(corpus.cases.len() > 10, "{} cases", corpus.cases.len());
+        assert!(Arc::ptr_eq(&corpus, &Corpus::shipped()));
+    }
+
+    #[test]
+    fn a_bad_corpus_names_its_origin_and_the_case() {
+        let twice = "[[case]]\nname = \"a\"\ntool = \"t\"\narguments = \"x\"\ncode = \"invalid_json\"\n";
+        let error = Corpus::parse(&twice.repeat(2), "c.toml").expect_err("twice");
+        assert_eq!(error.to_string(), "c.toml: case `a` is defined twice");
+        let error = Corpus::parse(&twice.replace("invalid_json", "nope"), "c.toml").expect_err("code");
+        assert!(error.to_string().contains("`nope`, which is not an error code"), "{error}");
+        let error = Corpus::parse("[[case]]\nnam = 1\n", "c.toml").expect_err("syntax");
+        assert!(matches!(error, Error::Syntax { .. }) && error.to_string().starts_with("c.toml: "), "{error}");
+        let error = Corpus::load(Path::new("/nonexistent/corpus.toml")).expect_err("missing");
+        assert!(matches!(error, Error::Read { .. }), "{error}");
     }
 }

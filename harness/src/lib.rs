@@ -15,29 +15,37 @@
 //! | [`runner`] | replays one scenario into a [`transcript::Transcript`] |
 //! | [`envelope`] | the typed view of an envelope, read once per call |
 //! | [`checks`] | the invariants, each with a stable id, a level and a seed reference |
-//! | [`suite`] | discovers scenarios, runs them, tallies the checks |
-//! | [`report`] | human-readable output |
+//! | [`suite`] | runs scenarios against one subject and judges each |
 //! | [`timeline`] | one run as a stable text timeline (snapshots, `repro`) |
 //! | [`explore`] | generated schedules checked after every step, shrunk to a scenario file on failure |
 //! | [`mutation`] | runs the suite against every known-bad executor: which check catches which bug |
 //! | [`protocol`] | the adapter protocol `callproof/1` (docs/protocol.md): JSON lines over stdio |
 //! | [`process`] | executors as processes speaking the protocol: start, correlate, kill, restart |
-//! | [`conform`] | the suite against one executor for CI: statuses, baseline, JSON and JUnit reports, exit codes |
+//! | [`shell`] | executor command lines split into words like a POSIX shell, without a shell |
+//! | [`conform`] | the suite against one executor, judged: statuses, baseline, the human, JSON and JUnit reports |
+//! | [`partition`] | `--partition k/n`: one deterministic slice of a suite or of exploration cases |
 //! | [`repro`] | one scenario's timeline with failed checks marked: text, Mermaid, JSON |
+//! | [`error`] | the one error type of the public boundary, and the exit code each error means |
+//!
+//! The `callproof` binary (`src/main.rs`, `src/cli/`) is a thin layer over these: one module per subcommand
+//! parses its arguments and calls [`conform::run`], [`mutation::run`], [`explore::explore`] or
+//! [`repro::reproduce`].
 
 pub mod checks;
 pub mod conform;
 pub mod corpus;
 pub mod envelope;
+pub mod error;
 pub mod explore;
 pub mod mock;
 pub mod mutation;
+pub mod partition;
 pub mod process;
 pub mod protocol;
-pub mod report;
 pub mod repro;
 pub mod runner;
 pub mod scenario;
+pub mod shell;
 pub mod sim;
 pub mod subject;
 pub mod suite;
@@ -45,7 +53,5 @@ pub mod timeline;
 pub mod transcript;
 pub mod world;
 
-/// The malformed corpus as shipped, embedded so the harness runs anywhere.
-pub const EMBEDDED_CORPUS: &str = include_str!("../../scenarios/corpus/malformed.toml");
-
 pub use conform::{assert_conforms, conform_subject};
+pub use error::Error;

@@ -5,19 +5,20 @@
 //! (capabilities within the start timeout, each answer within its budget plus a margin), and a break (a line
 //! that is not a protocol message, an answer to an unknown id, an `error` message, silence, an exit) fails
 //! every call in flight and every later call of that process with a [`SubjectError`] that says what happened
-//! and ends with the tail of the process's stderr. Kill faults SIGKILL the process; it is restarted with the
+//! and carries the tail of the process's stderr. Kill faults SIGKILL the process; it is restarted with the
 //! same command and the same session, so a durable store carries its records over.
 
-use crate::protocol::{Capabilities, Execute, FromExecutor, Hello, VERSION, excerpt};
+use crate::protocol::{self, Capabilities, FromExecutor, Hello, ToExecutor, VERSION, excerpt};
 use crate::scenario::Scenario;
-use crate::subject::{Subject, SubjectCall, SubjectError, SubjectFactory, Support};
+use crate::shell;
+use crate::subject::{Awaited, Subject, SubjectCall, SubjectError, SubjectFactory, Support};
 use crate::world::FaultKind;
 use async_trait::async_trait;
 use callproof_executor::app::catalog;
 use callproof_executor::lines::{self, LineError};
 use serde_json::Value;
 use std::collections::{BTreeMap, VecDeque};
-use std::process::Stdio;
+use std::process::{ExitStatus, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
@@ -66,22 +67,22 @@ pub struct ProcessFactory {
 }
 
 impl ProcessFactory {
-    /// A factory for `command`, split into words like a POSIX shell would (quotes and backslashes, no
-    /// expansions). The program is run directly, not through a shell.
+    /// A factory for `command`, split into words like a POSIX shell would ([`shell::split`]: quotes and
+    /// backslashes, no expansions). The program is run directly, not through a shell.
     ///
     /// # Errors
     /// When the command is empty or its quotes do not close.
-    pub fn new(command: &str) -> Result<ProcessFactory, String> {
-        ProcessFactory::from_argv(split_command(command)?)
+    pub fn new(command: &str) -> Result<ProcessFactory, shell::Error> {
+        ProcessFactory::from_argv(shell::split(command)?)
     }
 
     /// A factory for a program and its arguments.
     ///
     /// # Errors
-    /// When `argv` is empty.
-    pub fn from_argv(argv: Vec<String>) -> Result<ProcessFactory, String> {
+    /// [`shell::Error::Empty`] when `argv` is empty or its program is.
+    pub fn from_argv(argv: Vec<String>) -> Result<ProcessFactory, shell::Error> {
         if argv.first().is_none_or(String::is_empty) {
-            return Err("the executor command is empty".to_owned());
+            return Err(shell::Error::Empty);
         }
         let nanos =
             std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |since| since.as_nanos());
@@ -146,7 +147,6 @@ impl ProcessFactory {
 
     fn hello(&self, downstream_url: &str, session: &str) -> Hello {
         Hello {
-            kind: "hello".to_owned(),
             protocol: VERSION.to_owned(),
             session: session.to_owned(),
             downstream_url: downstream_url.to_owned(),
@@ -229,23 +229,34 @@ impl Subject for ProcessSubject {
     }
 }
 
-type Pending = BTreeMap<String, oneshot::Sender<Result<Value, String>>>;
+/// How a process broke; the first break is kept and every later call fails with it.
+#[derive(Debug, Clone)]
+enum Break {
+    /// It wrote something the protocol does not allow.
+    Wrote(String),
+    /// Its stdout ended.
+    Closed,
+    /// It did not answer a request in time.
+    Silent { request: String, budget: Duration, margin: Duration },
+}
+
+type Pending = BTreeMap<String, oneshot::Sender<Result<Value, Break>>>;
 
 /// What the reader and the callers share about one process.
 #[derive(Default)]
 struct Shared {
     pending: Pending,
     /// Set once, by the first break; every later call fails with it.
-    broken: Option<String>,
+    broken: Option<Break>,
 }
 
 /// One running process.
 struct Instance {
+    command: String,
     child: tokio::sync::Mutex<Child>,
     stdin: tokio::sync::Mutex<Option<ChildStdin>>,
     shared: Arc<Mutex<Shared>>,
-    stderr: Arc<Mutex<VecDeque<String>>>,
-    stderr_closed: tokio::sync::watch::Receiver<bool>,
+    stderr: Tail,
     next_id: AtomicU64,
     reader: tokio::task::JoinHandle<()>,
 }
@@ -257,72 +268,60 @@ impl Instance {
         options: &ProcessOptions,
         hello: &Hello,
     ) -> Result<(Instance, Capabilities), SubjectError> {
-        let shown = argv.join(" ");
-        let mut command = Command::new(&argv[0]);
-        command
-            .args(&argv[1..])
+        let command = argv.join(" ");
+        let spawn_failed = |why: String| SubjectError::Spawn { command: command.clone(), why };
+        let (program, arguments) = argv.split_first().ok_or_else(|| spawn_failed("the command is empty".into()))?;
+        let mut child = Command::new(program)
+            .args(arguments)
             .envs(options.env.iter().map(|(name, value)| (name, value)))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
-            .kill_on_drop(true);
-        let mut child =
-            command.spawn().map_err(|error| SubjectError(format!("cannot start the executor `{shown}`: {error}")))?;
+            .kill_on_drop(true)
+            .spawn()
+            .map_err(|error| spawn_failed(error.to_string()))?;
         let (Some(mut stdin), Some(stdout), Some(stderr_pipe)) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take())
         else {
-            return Err(SubjectError("the executor's stdio could not be captured".to_owned()));
+            return Err(spawn_failed("its stdio could not be captured".into()));
         };
-        let stderr = Arc::new(Mutex::new(VecDeque::new()));
-        let (closed, stderr_closed) = tokio::sync::watch::channel(false);
-        tokio::spawn(keep_tail(stderr_pipe, stderr.clone(), closed));
-
+        let stderr = Tail::follow(stderr_pipe);
         let mut stdout = BufReader::new(stdout);
         let first = async {
-            let mut line = serde_json::to_string(hello).map_err(|error| error.to_string())?;
-            line.push('\n');
-            stdin
-                .write_all(line.as_bytes())
-                .await
-                .map_err(|error| format!("cannot write hello to its stdin ({error})"))?;
-            stdin.flush().await.map_err(|error| format!("cannot write hello to its stdin ({error})"))?;
-            match read_line(&mut stdout).await {
-                Ok(Some(line)) => capabilities_of(&line),
-                Ok(None) => Err("it closed its stdout before answering hello".to_owned()),
+            let line = ToExecutor::Hello(hello.clone()).to_line();
+            let written = match stdin.write_all(line.as_bytes()).await {
+                Ok(()) => stdin.flush().await,
                 Err(error) => Err(error),
+            };
+            written.map_err(|error| format!("cannot write hello to its stdin ({error})"))?;
+            match read_line(&mut stdout).await? {
+                Some(line) => capabilities_of(&line),
+                None => Err("it closed its stdout before answering hello".to_owned()),
             }
         };
         let capabilities = match tokio::time::timeout(options.start_timeout, first).await {
             Ok(Ok(capabilities)) => capabilities,
             Ok(Err(why)) => {
-                let status = exit_status(&mut child, Duration::from_millis(500)).await;
-                settle_tail(&stderr_closed, !status.is_empty()).await;
+                let exited = exit_status(&mut child, Duration::from_millis(500)).await;
+                stderr.settle(exited.is_some()).await;
                 let _ = child.start_kill();
-                return Err(SubjectError(with_tail(
-                    &format!("the executor `{shown}` failed to start: {why}{status}"),
-                    &stderr,
-                )));
+                return Err(SubjectError::Handshake { command, why, exited, stderr_tail: stderr.lines() });
             }
             Err(_) => {
                 let _ = child.start_kill();
-                return Err(SubjectError(with_tail(
-                    &format!(
-                        "the executor `{shown}` sent no capabilities within {} ms of hello",
-                        options.start_timeout.as_millis()
-                    ),
-                    &stderr,
-                )));
+                let awaited = Awaited::Capabilities { timeout: options.start_timeout };
+                return Err(SubjectError::Silent { command, awaited, stderr_tail: stderr.lines() });
             }
         };
 
         let shared = Arc::new(Mutex::new(Shared::default()));
         let reader = tokio::spawn(read_answers(stdout, shared.clone()));
         let instance = Instance {
+            command,
             child: tokio::sync::Mutex::new(child),
             stdin: tokio::sync::Mutex::new(Some(stdin)),
             shared,
             stderr,
-            stderr_closed,
             next_id: AtomicU64::new(1),
             reader,
         };
@@ -335,20 +334,15 @@ impl Instance {
         let (answer, answered) = oneshot::channel();
         let broken = {
             let mut shared = lock(&self.shared);
-            match &shared.broken {
-                Some(why) => Some(why.clone()),
-                None => {
-                    shared.pending.insert(id.clone(), answer);
-                    None
-                }
+            if shared.broken.is_none() {
+                shared.pending.insert(id.clone(), answer);
             }
+            shared.broken.clone()
         };
         if let Some(why) = broken {
-            return Err(self.error(&why).await);
+            return Err(self.error(why).await);
         }
-        let mut line = serde_json::to_string(&Execute::new(id.clone(), call))
-            .map_err(|error| SubjectError(format!("cannot encode the request: {error}")))?;
-        line.push('\n');
+        let line = protocol::execute(id.clone(), call).to_line();
         let written = {
             let mut stdin = self.stdin.lock().await;
             match stdin.as_mut() {
@@ -360,39 +354,42 @@ impl Instance {
             }
         };
         if let Err(error) = written {
-            let why = format!("cannot write request {id} to its stdin ({error})");
-            fail(&self.shared, &why);
-            return Err(self.error(&why).await);
+            let why = fail(&self.shared, Break::Wrote(format!("cannot write request {id} to its stdin ({error})")));
+            return Err(self.error(why).await);
         }
         match tokio::time::timeout(budget + margin, answered).await {
             Ok(Ok(Ok(envelope))) => Ok(envelope),
-            Ok(Ok(Err(why))) => Err(self.error(&why).await),
-            Ok(Err(_)) => Err(self.error("the answer channel closed").await),
+            Ok(Ok(Err(why))) => Err(self.error(why).await),
+            Ok(Err(_)) => Err(self.error(Break::Wrote("the answer channel closed".to_owned())).await),
             Err(_) => {
-                let why = format!(
-                    "no answer to request {id} within its budget of {} ms plus {} ms",
-                    budget.as_millis(),
-                    margin.as_millis()
-                );
-                fail(&self.shared, &why);
-                Err(self.error(&why).await)
+                let why = fail(&self.shared, Break::Silent { request: id, budget, margin });
+                Err(self.error(why).await)
             }
         }
     }
 
-    /// A [`SubjectError`] for `why`, with the exit status if the process is gone, and the stderr tail.
-    async fn error(&self, why: &str) -> SubjectError {
+    /// The [`SubjectError`] for a break, with the exit status if the process is gone, and the stderr tail.
+    async fn error(&self, why: Break) -> SubjectError {
         // A process that broke the protocol is of no further use: kill it, so that its stderr ends and the
         // tail below is complete.
-        let status = {
+        let exited = {
             let mut child = self.child.lock().await;
             let exited = exit_status(&mut child, Duration::from_millis(300)).await;
             let _ = child.start_kill();
             let _ = tokio::time::timeout(Duration::from_millis(500), child.wait()).await;
             exited
         };
-        settle_tail(&self.stderr_closed, true).await;
-        SubjectError(with_tail(&format!("the executor broke the protocol: {why}{status}"), &self.stderr))
+        self.stderr.settle(true).await;
+        let stderr_tail = self.stderr.lines();
+        match why {
+            Break::Wrote(why) => SubjectError::ProtocolBreak { why, exited, stderr_tail },
+            Break::Closed => SubjectError::Exited { status: exited, stderr_tail },
+            Break::Silent { request, budget, margin } => SubjectError::Silent {
+                command: self.command.clone(),
+                awaited: Awaited::Answer { request, budget, margin },
+                stderr_tail,
+            },
+        }
     }
 
     /// SIGKILL, then reap.
@@ -423,55 +420,54 @@ fn lock(shared: &Mutex<Shared>) -> std::sync::MutexGuard<'_, Shared> {
     shared.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// Records the first break and fails every call in flight with it.
-fn fail(shared: &Mutex<Shared>, why: &str) {
+/// Records the first break and fails every call in flight with it; the break that counts.
+fn fail(shared: &Mutex<Shared>, why: Break) -> Break {
     let mut shared = lock(shared);
-    let why = shared.broken.get_or_insert_with(|| why.to_owned()).clone();
+    let why = shared.broken.get_or_insert(why).clone();
     for (_, answer) in std::mem::take(&mut shared.pending) {
         let _ = answer.send(Err(why.clone()));
     }
+    why
 }
 
 async fn read_answers(mut stdout: impl AsyncBufRead + Unpin, shared: Arc<Mutex<Shared>>) {
     loop {
         let line = match read_line(&mut stdout).await {
             Ok(Some(line)) => line,
-            Ok(None) => return fail(&shared, "it closed its stdout (it exited or crashed)"),
-            Err(why) => return fail(&shared, &why),
+            Ok(None) => return drop(fail(&shared, Break::Closed)),
+            Err(why) => return drop(fail(&shared, Break::Wrote(why))),
         };
-        let message = match FromExecutor::parse(&line) {
-            Ok(message) => message,
-            Err(why) => return fail(&shared, &format!("it wrote {why}: {}", excerpt(&line, 200))),
-        };
-        match message {
-            FromExecutor::Result { id, envelope } => {
+        let wrote = match FromExecutor::parse(&line) {
+            Ok(FromExecutor::Result { id, envelope }) => {
                 let waiting = lock(&shared).pending.remove(&id);
                 match waiting {
                     Some(answer) => {
                         let _ = answer.send(Ok(envelope));
+                        continue;
                     }
-                    None => return fail(&shared, &format!("it answered id {id:?}, which no open request has")),
+                    None => format!("it answered id {id:?}, which no open request has"),
                 }
             }
-            FromExecutor::Error { id, message } => {
+            Ok(FromExecutor::Error { id, message }) => {
                 let about = id.map(|id| format!(" about request {id}")).unwrap_or_default();
-                return fail(&shared, &format!("it reported a protocol error{about}: {}", excerpt(&message, 300)));
+                let message = if message.is_empty() { "(no message)".to_owned() } else { excerpt(&message, 300) };
+                format!("it reported a protocol error{about}: {message}")
             }
-            FromExecutor::Unexpected(kind) => {
-                return fail(&shared, &format!("it sent a message of type {kind:?} where only results may come"));
+            Ok(FromExecutor::Capabilities(_)) => {
+                "it sent a message of type \"capabilities\" where only results may come".to_owned()
             }
-        }
+            Err(why) => format!("it wrote {why}: {}", excerpt(&line, 200)),
+        };
+        return drop(fail(&shared, Break::Wrote(wrote)));
     }
 }
 
 fn capabilities_of(line: &str) -> Result<Capabilities, String> {
-    let value: Value = serde_json::from_str(line)
-        .map_err(|error| format!("its first line is not JSON ({error}): {}", excerpt(line, 200)))?;
-    if value["type"] != "capabilities" {
-        return Err(format!("its first line is not a capabilities message: {}", excerpt(line, 200)));
-    }
-    let capabilities: Capabilities =
-        serde_json::from_value(value).map_err(|error| format!("its capabilities do not fit the protocol ({error})"))?;
+    let capabilities = match FromExecutor::parse(line) {
+        Ok(FromExecutor::Capabilities(capabilities)) => capabilities,
+        Ok(_) => return Err(format!("its first line is not a capabilities message: {}", excerpt(line, 200))),
+        Err(why) => return Err(format!("its first line is {why}: {}", excerpt(line, 200))),
+    };
     if capabilities.protocol != VERSION {
         return Err(format!("it speaks protocol {:?}, the harness speaks {VERSION:?}", capabilities.protocol));
     }
@@ -488,134 +484,53 @@ async fn read_line(reader: &mut (impl AsyncBufRead + Unpin)) -> Result<Option<St
     })
 }
 
-async fn keep_tail(
-    stderr: tokio::process::ChildStderr,
-    tail: Arc<Mutex<VecDeque<String>>>,
-    closed: tokio::sync::watch::Sender<bool>,
-) {
-    let mut lines = BufReader::new(stderr).lines();
-    while let Ok(Some(line)) = lines.next_line().await {
-        let mut tail = tail.lock().unwrap_or_else(PoisonError::into_inner);
-        if tail.len() == STDERR_LINES {
-            tail.pop_front();
-        }
-        tail.push_back(line.chars().take(STDERR_LINE_CHARS).collect());
-    }
-    closed.send_replace(true);
+/// The last lines of a process's stderr, read as it writes them.
+struct Tail {
+    lines: Arc<Mutex<VecDeque<String>>>,
+    closed: tokio::sync::watch::Receiver<bool>,
 }
 
-/// When the process has exited, waits (briefly) until its stderr is read to the end, so the tail is complete.
-async fn settle_tail(closed: &tokio::sync::watch::Receiver<bool>, exited: bool) {
-    if exited {
-        let mut closed = closed.clone();
-        let _ = tokio::time::timeout(Duration::from_millis(500), closed.wait_for(|closed| *closed)).await;
+impl Tail {
+    fn follow(stderr: tokio::process::ChildStderr) -> Tail {
+        let lines = Arc::new(Mutex::new(VecDeque::new()));
+        let (closed, watch) = tokio::sync::watch::channel(false);
+        let kept = lines.clone();
+        tokio::spawn(async move {
+            let mut reader = BufReader::new(stderr).lines();
+            while let Ok(Some(line)) = reader.next_line().await {
+                let mut kept = kept.lock().unwrap_or_else(PoisonError::into_inner);
+                if kept.len() == STDERR_LINES {
+                    kept.pop_front();
+                }
+                kept.push_back(line.chars().take(STDERR_LINE_CHARS).collect());
+            }
+            closed.send_replace(true);
+        });
+        Tail { lines, closed: watch }
     }
-}
 
-fn with_tail(message: &str, tail: &Mutex<VecDeque<String>>) -> String {
-    let tail = tail.lock().unwrap_or_else(PoisonError::into_inner);
-    if tail.is_empty() {
-        format!("{message} (its stderr is empty)")
-    } else {
-        format!(
-            "{message}; the tail of its stderr:\n{}",
-            tail.iter().map(|line| format!("  | {line}")).collect::<Vec<_>>().join("\n")
-        )
-    }
-}
-
-/// `" (it exited with ...)"` when the process is gone within `wait`, else nothing.
-async fn exit_status(child: &mut Child, wait: Duration) -> String {
-    match tokio::time::timeout(wait, child.wait()).await {
-        Ok(Ok(status)) => format!(" (it exited: {status})"),
-        _ => String::new(),
-    }
-}
-
-/// Splits a command line into words: whitespace separates, single quotes keep everything, double quotes keep
-/// everything but `\"` and `\\`, a backslash outside quotes escapes the next character.
-///
-/// # Errors
-/// An unclosed quote or a trailing backslash; an empty command.
-pub fn split_command(command: &str) -> Result<Vec<String>, String> {
-    let mut words = Vec::new();
-    let mut word = String::new();
-    let mut in_word = false;
-    let mut chars = command.chars();
-    while let Some(c) = chars.next() {
-        match c {
-            ' ' | '\t' | '\n' => {
-                if in_word {
-                    words.push(std::mem::take(&mut word));
-                    in_word = false;
-                }
-            }
-            '\'' => {
-                in_word = true;
-                loop {
-                    match chars.next() {
-                        Some('\'') => break,
-                        Some(c) => word.push(c),
-                        None => return Err(format!("unclosed single quote in `{command}`")),
-                    }
-                }
-            }
-            '"' => {
-                in_word = true;
-                loop {
-                    match chars.next() {
-                        Some('"') => break,
-                        Some('\\') => match chars.next() {
-                            Some(c @ ('"' | '\\' | '$' | '`')) => word.push(c),
-                            Some(c) => {
-                                word.push('\\');
-                                word.push(c);
-                            }
-                            None => return Err(format!("unclosed double quote in `{command}`")),
-                        },
-                        Some(c) => word.push(c),
-                        None => return Err(format!("unclosed double quote in `{command}`")),
-                    }
-                }
-            }
-            '\\' => match chars.next() {
-                Some(c) => {
-                    in_word = true;
-                    word.push(c);
-                }
-                None => return Err(format!("trailing backslash in `{command}`")),
-            },
-            c => {
-                in_word = true;
-                word.push(c);
-            }
+    /// When the process has exited, waits (briefly) until its stderr is read to the end, so the tail is
+    /// complete.
+    async fn settle(&self, exited: bool) {
+        if exited {
+            let mut closed = self.closed.clone();
+            let _ = tokio::time::timeout(Duration::from_millis(500), closed.wait_for(|closed| *closed)).await;
         }
     }
-    if in_word {
-        words.push(word);
+
+    fn lines(&self) -> Vec<String> {
+        self.lines.lock().unwrap_or_else(PoisonError::into_inner).iter().cloned().collect()
     }
-    if words.is_empty() {
-        return Err("the executor command is empty".to_owned());
-    }
-    Ok(words)
+}
+
+/// The exit status, when the process is gone within `wait`.
+async fn exit_status(child: &mut Child, wait: Duration) -> Option<ExitStatus> {
+    tokio::time::timeout(wait, child.wait()).await.ok()?.ok()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn commands_split_like_a_shell_without_expansions() {
-        assert_eq!(split_command("a  b\tc").expect("split"), ["a", "b", "c"]);
-        assert_eq!(
-            split_command(r#"python3 "my exec.py" --x='a b' c\ d"#).expect("split"),
-            ["python3", "my exec.py", "--x=a b", "c d"]
-        );
-        assert_eq!(split_command(r#""a\"b" '$HOME' "#).expect("split"), ["a\"b", "$HOME"]);
-        assert_eq!(split_command("''").expect("split"), [""]);
-        assert!(split_command("a 'b").is_err());
-        assert!(split_command("   ").is_err());
-    }
 
     #[tokio::test]
     async fn lines_are_bounded_and_end_cleanly() {
@@ -625,5 +540,28 @@ mod tests {
         assert!(read_line(&mut reader).await.is_err(), "a cut line is a break");
         let mut empty = BufReader::new(&b""[..]);
         assert_eq!(read_line(&mut empty).await, Ok(None));
+    }
+
+    #[test]
+    fn a_first_line_must_be_capabilities_of_this_version() {
+        let good = r#"{"type":"capabilities","protocol":"callproof/1","name":"x","version":"1","tools":[]}"#;
+        assert_eq!(capabilities_of(good).map(|capabilities| capabilities.name), Ok("x".to_owned()));
+        let old = good.replace("callproof/1", "callproof/0");
+        assert!(capabilities_of(&old).expect_err("version").contains("speaks protocol \"callproof/0\""));
+        let error = capabilities_of(r#"{"type":"error","message":"no"}"#).expect_err("an error");
+        assert!(error.starts_with("its first line is not a capabilities message"), "{error}");
+        let error = capabilities_of("Traceback").expect_err("garbage");
+        assert!(error.starts_with("its first line is a line that is not JSON"), "{error}");
+    }
+
+    #[tokio::test]
+    async fn the_first_break_is_kept_and_fails_every_call_in_flight() {
+        let shared = Mutex::new(Shared::default());
+        let (answer, answered) = oneshot::channel();
+        lock(&shared).pending.insert("1".into(), answer);
+        let first = fail(&shared, Break::Closed);
+        let second = fail(&shared, Break::Wrote("later".into()));
+        assert!(matches!((first, second), (Break::Closed, Break::Closed)));
+        assert!(matches!(answered.await, Ok(Err(Break::Closed))));
     }
 }

@@ -7,17 +7,15 @@
 
 use crate::checks::{self, Level, Outcome, Verdict};
 use crate::corpus::Corpus;
-use crate::process::ProcessFactory;
 use crate::runner::Runner;
 use crate::scenario::Scenario;
-use crate::subject::{InProcess, SubjectFactory};
+use crate::subject::{SubjectError, SubjectFactory};
 use crate::suite::Suite;
 use crate::timeline::{self, Keys, Mark};
 use crate::transcript::{Answer, CallRecord, Exchange, Transcript};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::fmt::Write;
-use std::path::PathBuf;
 use std::sync::Arc;
 
 /// One reproduced run.
@@ -47,21 +45,24 @@ impl Repro {
 /// Runs `scenario` once against a subject of `factory` and judges it with every check.
 ///
 /// # Errors
-/// The subject could not be started or restarted.
+/// [`SubjectError`] when the subject could not be started or restarted.
 pub async fn reproduce(
     factory: Arc<dyn SubjectFactory>,
     scenario: &Scenario,
     corpus: Arc<Corpus>,
-) -> Result<Repro, String> {
+) -> Result<Repro, SubjectError> {
     let subject = factory.name();
     let suite = Suite::new(Runner::new(factory, corpus.clone()), corpus, checks::all(), 1);
-    let report = suite.run_one(scenario).await;
-    if let Some(error) = report.error {
-        return Err(error);
+    let (transcript, verdicts) = suite.judge(scenario).await?;
+    let marks = timeline::marks(&transcript, &verdicts);
+    Ok(Repro { scenario: scenario.clone(), subject, transcript, verdicts, marks })
+}
+
+impl Repro {
+    /// Whether the subject broke the protocol (or never answered) in this run.
+    pub fn broke(&self) -> bool {
+        self.transcript.calls.iter().any(|call| matches!(call.answer, Answer::Broken(_) | Answer::NoAnswer))
     }
-    let transcript = report.transcript.ok_or("the scenario did not run")?;
-    let marks = timeline::marks(&transcript, &report.verdicts);
-    Ok(Repro { scenario: scenario.clone(), subject, transcript, verdicts: report.verdicts, marks })
 }
 
 /// The timeline as text, failed checks marked.
@@ -231,96 +232,6 @@ fn draw_exchange(out: &mut String, exchange: &Exchange, transcript: &Transcript,
             let _ = writeln!(out, "    D-->>E: {}", escape(&format!("{status}{fault}"), 100));
         }
     }
-}
-
-/// What the command line asked for.
-#[derive(Debug, Clone, Default)]
-pub struct Args {
-    /// A scenario file, or a scenario id under scenarios/ (e.g. `idempotency/duplicate_refund_after_lost_response`).
-    pub scenario: String,
-    /// An executor command (a process speaking the protocol); default: the in-process `subject`.
-    pub executor: Option<String>,
-    /// `reference` or `mutant:NAME`, when no executor command is given.
-    pub subject: String,
-    /// `text`, `mermaid` or `json`.
-    pub format: String,
-}
-
-/// Runs the command; the exit code: 0 no MUST check failed, 1 one did, 2 usage, 3 the executor broke.
-pub fn main(args: Args) -> u8 {
-    let usage = |message: String| {
-        eprintln!("callproof repro: {message}");
-        eprintln!("{}", crate::conform::command::usage_line(&message));
-        2
-    };
-    if !matches!(args.format.as_str(), "text" | "mermaid" | "json") {
-        return usage(format!("unknown format `{}`: use text, mermaid or json", args.format));
-    }
-    let scenario = match load(&args.scenario) {
-        Ok(scenario) => scenario,
-        Err(message) => return usage(message),
-    };
-    let factory: Arc<dyn SubjectFactory> = match (&args.executor, args.subject.split_once(':')) {
-        (Some(command), _) => match ProcessFactory::new(command) {
-            Ok(factory) => Arc::new(factory),
-            Err(message) => return usage(message),
-        },
-        (None, Some(("mutant", name))) => match callproof_executor::mutants::by_name(name) {
-            Some(mutant) => Arc::new(InProcess::mutant(&mutant)),
-            None => return usage(format!("unknown mutant `{name}` (see `callproof mutants --help`)")),
-        },
-        (None, None) if args.subject == "reference" || args.subject.is_empty() => Arc::new(InProcess::reference()),
-        (None, _) => return usage(format!("unknown subject `{}`: use reference or mutant:NAME", args.subject)),
-    };
-    let Ok(corpus) = crate::conform::shipped_corpus() else {
-        return usage("the embedded corpus does not parse".to_owned());
-    };
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
-        Ok(runtime) => runtime,
-        Err(error) => return usage(format!("cannot start the async runtime: {error}")),
-    };
-    let repro = match runtime.block_on(reproduce(factory, &scenario, corpus)) {
-        Ok(repro) => repro,
-        Err(error) => {
-            eprintln!("callproof repro: {error}");
-            let line =
-                json!({"callproof": "repro", "exit_code": 3, "reason": "executor_not_started", "message": error});
-            eprintln!("{line}");
-            return 3;
-        }
-    };
-    let output = match args.format.as_str() {
-        "mermaid" => mermaid(&repro),
-        "json" => serde_json::to_string_pretty(&json(&repro)).unwrap_or_default() + "\n",
-        _ => text(&repro),
-    };
-    print!("{output}");
-    let broke = repro.transcript.calls.iter().any(|call| matches!(call.answer, Answer::Broken(_) | Answer::NoAnswer));
-    if broke {
-        3
-    } else if repro.must_failed() {
-        1
-    } else {
-        0
-    }
-}
-
-fn load(name: &str) -> Result<Scenario, String> {
-    let given = PathBuf::from(name);
-    let path = if given.is_file() { given } else { PathBuf::from("scenarios").join(format!("{name}.toml")) };
-    if !path.is_file() {
-        return Err(format!(
-            "no scenario `{name}` (give a file, or an id under scenarios/ run from the repository root)"
-        ));
-    }
-    let root = path
-        .ancestors()
-        .skip(1)
-        .find(|folder| folder.file_name().is_some_and(|folder| folder == "scenarios"))
-        .or_else(|| path.parent())
-        .map(PathBuf::from)
-        .unwrap_or_default();
-    Scenario::load(&path, &root).map_err(|error| error.to_string())
 }
 
 #[cfg(test)]

@@ -140,7 +140,7 @@ impl Runner {
             Transport::Simulated => {
                 let clock: Arc<dyn Clock> = Arc::new(TokioWallClock::starting_at(SIMULATED_EPOCH_MS));
                 let subject = self.factory.start_direct(world.clone(), clock.clone()).await.unwrap_or_else(|| {
-                    Err(SubjectError(format!("{} cannot run without sockets", self.factory.name())))
+                    Err(SubjectError::Unsupported(format!("{} cannot run without sockets", self.factory.name())))
                 })?;
                 (None, subject, clock)
             }
@@ -428,7 +428,7 @@ impl Session<'_> {
                 // A kill_before_answer fault fired: the subject dies as its answer arrives, unseen.
                 Ok(Ok(_)) if world.answer_kills() > answer_kills_before => Answer::Killed,
                 Ok(Ok(envelope)) => Answer::read(envelope),
-                Ok(Err(error)) => Answer::Broken(error.0),
+                Ok(Err(error)) => Answer::Broken(error.to_string()),
                 Err(_) => Answer::NoAnswer,
             },
             _ = kills.wait_for(|kills| *kills > kills_before) => Answer::Killed,

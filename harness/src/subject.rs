@@ -14,6 +14,7 @@ use callproof_executor::mutants::{Mutant, Variant};
 use callproof_executor::store::{Claim, MemoryStore, Store, StoreError};
 use callproof_executor::{AuthContext, Config, Executor, Request, ToolCall};
 use serde_json::Value;
+use std::process::ExitStatus;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -33,10 +34,131 @@ pub struct SubjectCall {
     pub budget: Duration,
 }
 
+impl SubjectCall {
+    /// The executor's request for this call (the executor assigns its own request id).
+    pub fn into_request(self) -> Request {
+        Request {
+            call: self.call,
+            auth: self.auth,
+            business_request_id: self.business_request_id,
+            attempt: self.attempt,
+            budget: self.budget,
+            request_id: None,
+            trace_id: None,
+        }
+    }
+}
+
 /// A subject that failed as a process or protocol peer (not as an executor: those failures are envelopes).
+/// Every variant means the executor, not the scenario or the options, is at fault: `conform` exits 3.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct SubjectError(pub String);
+pub enum SubjectError {
+    /// The executor process could not be started at all (no such program, no permission).
+    #[error("cannot start the executor `{command}`: {why}")]
+    Spawn {
+        /// The command, as words joined by spaces.
+        command: String,
+        /// The operating system's reason.
+        why: String,
+    },
+    /// The process started but did not answer `hello` with capabilities of this protocol.
+    #[error("the executor `{command}` failed to start: {why}{}{}", exited_note(exited), tail_note(stderr_tail))]
+    Handshake {
+        /// The command.
+        command: String,
+        /// What it did instead.
+        why: String,
+        /// How it ended, when it had ended.
+        exited: Option<ExitStatus>,
+        /// The last lines of its stderr.
+        stderr_tail: Vec<String>,
+    },
+    /// The process said nothing within a bound: no capabilities in time after `hello`, or no answer to a
+    /// request within its budget plus the harness's margin.
+    #[error("{}{}", silence(command, awaited), tail_note(stderr_tail))]
+    Silent {
+        /// The command.
+        command: String,
+        /// What it did not send.
+        awaited: Awaited,
+        /// The last lines of its stderr.
+        stderr_tail: Vec<String>,
+    },
+    /// The process wrote what this protocol does not allow: a line that is not a message, an answer to an
+    /// id no request has, an `error` message, a message out of place.
+    #[error("the executor broke the protocol: {why}{}{}", exited_note(exited), tail_note(stderr_tail))]
+    ProtocolBreak {
+        /// What it wrote, and why that breaks the protocol.
+        why: String,
+        /// How it ended, when it had ended.
+        exited: Option<ExitStatus>,
+        /// The last lines of its stderr.
+        stderr_tail: Vec<String>,
+    },
+    /// The process closed its stdout (it exited or crashed) while the harness still needed it.
+    #[error(
+        "the executor broke the protocol: it closed its stdout (it exited or crashed){}{}",
+        exited_note(status),
+        tail_note(stderr_tail)
+    )]
+    Exited {
+        /// Its exit status, when it was seen.
+        status: Option<ExitStatus>,
+        /// The last lines of its stderr.
+        stderr_tail: Vec<String>,
+    },
+    /// The subject offers no control a scenario needs (a subject fault, running without sockets).
+    #[error("{0}")]
+    Unsupported(String),
+    /// An in-process subject could not be assembled (its configuration is wrong).
+    #[error("the subject could not be assembled: {0}")]
+    Assembly(String),
+}
+
+/// What a silent executor did not send.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Awaited {
+    /// Its capabilities, within the start timeout after `hello`.
+    Capabilities {
+        /// The start timeout.
+        timeout: Duration,
+    },
+    /// The answer to one request, within the request's budget plus the harness's margin.
+    Answer {
+        /// The request id.
+        request: String,
+        /// The call's budget.
+        budget: Duration,
+        /// The margin past it.
+        margin: Duration,
+    },
+}
+
+fn silence(command: &str, awaited: &Awaited) -> String {
+    match awaited {
+        Awaited::Capabilities { timeout } => {
+            format!("the executor `{command}` sent no capabilities within {} ms of hello", timeout.as_millis())
+        }
+        Awaited::Answer { request, budget, margin } => format!(
+            "the executor broke the protocol: no answer to request {request} within its budget of {} ms plus {} ms",
+            budget.as_millis(),
+            margin.as_millis()
+        ),
+    }
+}
+
+fn exited_note(status: &Option<ExitStatus>) -> String {
+    status.map(|status| format!(" (it exited: {status})")).unwrap_or_default()
+}
+
+fn tail_note(tail: &[String]) -> String {
+    if tail.is_empty() {
+        " (its stderr is empty)".to_owned()
+    } else {
+        let lines: Vec<String> = tail.iter().map(|line| format!("  | {line}")).collect();
+        format!("; the tail of its stderr:\n{}", lines.join("\n"))
+    }
+}
 
 /// An executor under test.
 #[async_trait]
@@ -66,7 +188,7 @@ pub trait Subject: Send + Sync {
     /// # Errors
     /// [`SubjectError`] when the subject offers no such control (out-of-process executors).
     async fn store_outage(&self, _down: bool) -> Result<(), SubjectError> {
-        Err(SubjectError("this subject cannot make its store fail".to_owned()))
+        Err(SubjectError::Unsupported("this subject cannot make its store fail".to_owned()))
     }
 
     /// Stops the subject.
@@ -151,7 +273,8 @@ impl SubjectFactory for InProcess {
     }
 
     async fn start(&self, downstream_url: &str) -> Result<Arc<dyn Subject>, SubjectError> {
-        let downstream = HttpDownstream::new(downstream_url).map_err(|error| SubjectError(error.to_string()))?;
+        let downstream =
+            HttpDownstream::new(downstream_url).map_err(|error| SubjectError::Assembly(error.to_string()))?;
         self.assemble(Arc::new(downstream), Arc::new(SystemClock))
     }
 
@@ -170,8 +293,8 @@ impl InProcess {
         downstream: Arc<dyn Downstream>,
         clock: Arc<dyn Clock>,
     ) -> Result<Arc<dyn Subject>, SubjectError> {
-        let (tools, resources) =
-            conformance_app((self.variant.downstream)(downstream)).map_err(|error| SubjectError(error.to_string()))?;
+        let (tools, resources) = conformance_app((self.variant.downstream)(downstream))
+            .map_err(|error| SubjectError::Assembly(error.to_string()))?;
         let outage = Arc::new(AtomicBool::new(false));
         let store: Arc<dyn Store> =
             Arc::new(OutageStore { inner: (self.variant.store)(Arc::new(MemoryStore::new())), down: outage.clone() });
@@ -182,7 +305,7 @@ impl InProcess {
             .store(store.clone())
             .resources(resources)
             .build()
-            .map_err(|error| SubjectError(error.to_string()))?;
+            .map_err(|error| SubjectError::Assembly(error.to_string()))?;
         Ok(Arc::new(InProcessSubject { executor, store, outage }))
     }
 }
@@ -196,16 +319,7 @@ struct InProcessSubject {
 #[async_trait]
 impl Subject for InProcessSubject {
     async fn execute(&self, call: SubjectCall) -> Result<Value, SubjectError> {
-        let request = Request {
-            call: call.call,
-            auth: call.auth,
-            business_request_id: call.business_request_id,
-            attempt: call.attempt,
-            budget: call.budget,
-            request_id: None,
-            trace_id: None,
-        };
-        Ok(self.executor.execute(request).await.to_json())
+        Ok(self.executor.execute(call.into_request()).await.to_json())
     }
 
     async fn store_outage(&self, down: bool) -> Result<(), SubjectError> {

@@ -164,6 +164,7 @@ fn partitions_cover_the_suite_exactly_once() {
     assert_eq!((seen.len(), total), (all, all), "{seen:?}");
 }
 
+/// Every usage error of `conform`, clap's included, ends stderr with the JSON line (docs/conform.md).
 #[test]
 fn usage_errors_exit_2_with_a_json_reason() {
     let executor = reference_command("--store memory");
@@ -171,11 +172,12 @@ fn usage_errors_exit_2_with_a_json_reason() {
     let baseline = dir.join("baseline.txt");
     std::fs::write(&baseline, "no/such_scenario\n").expect("write");
     let cases: Vec<(Vec<&str>, &str)> = vec![
-        (vec!["--profile", "most"], "unknown profile"),
+        (vec!["--profile", "most"], "invalid value 'most' for '--profile"),
         (vec!["--partition", "4/3"], "--partition"),
         (vec!["--only", "no-such-check"], "unknown check"),
         (vec!["--only", "corpus-details"], "--profile all"),
-        (vec!["--format", "yaml"], "unknown format"),
+        (vec!["--format", "yaml"], "invalid value 'yaml' for '--format"),
+        (vec!["--jobs", "0"], "invalid value '0' for '--jobs"),
         (vec!["--baseline", baseline.to_str().expect("utf-8")], "no scenario is called"),
         (vec!["--bogus"], "--bogus"),
     ];
@@ -188,6 +190,9 @@ fn usage_errors_exit_2_with_a_json_reason() {
         assert_eq!(reason["exit_code"], 2);
         assert!(reason["message"].as_str().expect("message").contains(needle), "{extra:?}: {reason}");
     }
+    let unclosed = run_callproof(&["conform", "--executor", "'unclosed"]);
+    assert_eq!((unclosed.code, unclosed.reason()["exit_code"].as_u64()), (2, Some(2)), "{}", unclosed.stderr);
+    assert!(unclosed.reason()["message"].as_str().expect("message").contains("unclosed single quote"));
 }
 
 fn broken(script: &str, scenarios: &[&str], extra: &[&str]) -> (i32, Value, Value) {

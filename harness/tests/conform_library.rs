@@ -8,7 +8,7 @@ use std::sync::Arc;
 async fn the_in_process_reference_conforms_through_the_library() {
     let options = Options { partition: Some(Partition { index: 1, count: 3 }), ..Options::default() };
     let report = callproof_harness::conform_subject(Arc::new(InProcess::reference()), &options).await.expect("runs");
-    assert!(report.passed(), "{}", callproof_harness::conform::report::human(&report));
+    assert!(report.passed(), "{}", callproof_harness::conform::human::human(&report));
     assert!(report.scenarios.iter().all(|scenario| scenario.status == Status::Pass), "in-process supports every fault");
     assert!(report.executor.capabilities.is_none());
 }

@@ -10,10 +10,10 @@
 mod process_support;
 
 use callproof_harness::conform::{self, Options, Profile, ScenarioResult, Status};
+use callproof_harness::corpus::Corpus;
 use callproof_harness::mutation::meant_to_trip;
 use callproof_harness::process::ProcessFactory;
 use callproof_harness::scenario::Scenario;
-use callproof_harness::suite;
 use futures::StreamExt;
 use process_support::{TempDir, reference_command, repo};
 use std::collections::BTreeSet;
@@ -50,7 +50,7 @@ const SCENARIOS: [(&str, &[&str]); 25] = [
 
 fn scenarios(names: &[&str]) -> Vec<Scenario> {
     let paths: Vec<_> = names.iter().map(|name| repo().join("scenarios").join(format!("{name}.toml"))).collect();
-    suite::discover(&paths).expect("the scenarios load")
+    Scenario::discover(&paths).expect("the scenarios load")
 }
 
 /// The checks that failed (as required failures) anywhere in `results`.
@@ -67,8 +67,7 @@ async fn run(command: String, names: &[&str]) -> conform::Report {
     let factory = Arc::new(ProcessFactory::new(&command).expect("a command"));
     let capabilities = factory.probe().await.expect("the executor starts");
     let options = Options { profile: Profile::All, jobs: 4, ..Options::default() };
-    let corpus = conform::shipped_corpus().expect("the corpus");
-    conform::run(factory, scenarios(names), corpus, &options, Some(capabilities), &|_: &ScenarioResult| {})
+    conform::run(factory, scenarios(names), Corpus::shipped(), &options, Some(capabilities), &|_: &ScenarioResult| {})
         .await
         .expect("the options are valid")
 }

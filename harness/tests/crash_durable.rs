@@ -9,10 +9,10 @@ mod process_support;
 
 use async_trait::async_trait;
 use callproof_harness::conform::{self, Options, ScenarioResult, Status};
+use callproof_harness::corpus::Corpus;
 use callproof_harness::process::ProcessFactory;
 use callproof_harness::scenario::Scenario;
 use callproof_harness::subject::{Subject, SubjectCall, SubjectError, SubjectFactory, Support};
-use callproof_harness::suite;
 use process_support::{Postgres, TempDir, fixture, reference_command, repo};
 use serde_json::Value;
 use std::sync::Arc;
@@ -26,12 +26,11 @@ fn crash_scenarios() -> Vec<Scenario> {
         repo().join("scenarios/idempotency/crash_after_commit.toml"),
         fixture("scenarios/crash/crash_before_answer.toml"),
     ];
-    suite::discover(&paths).expect("the crash scenarios load")
+    Scenario::discover(&paths).expect("the crash scenarios load")
 }
 
 async fn conform_with(factory: Arc<dyn SubjectFactory>, scenarios: Vec<Scenario>) -> conform::Report {
-    let corpus = conform::shipped_corpus().expect("the corpus");
-    conform::run(factory, scenarios, corpus, &Options::default(), None, &|_: &ScenarioResult| {})
+    conform::run(factory, scenarios, Corpus::shipped(), &Options::default(), None, &|_: &ScenarioResult| {})
         .await
         .expect("valid options")
 }
@@ -146,7 +145,7 @@ async fn two_executor_processes_sharing_postgres_race_one_business_request_into_
     let command = reference_command(&postgres.store_args());
     let factory = Arc::new(Replicas { inner: ProcessFactory::new(&command).expect("command") });
     let scenarios =
-        suite::discover(&[repo().join("scenarios/idempotency/burst_of_identical_calls.toml")]).expect("loads");
+        Scenario::discover(&[repo().join("scenarios/idempotency/burst_of_identical_calls.toml")]).expect("loads");
     let report = conform_with(factory, scenarios).await;
     let scenario = &report.scenarios[0];
     assert_eq!(scenario.status, Status::Pass, "{:?} {:#?}", scenario.reason, scenario.checks);

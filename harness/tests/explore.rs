@@ -3,21 +3,21 @@
 //! scenario the explorer found and we committed (scenarios/found/) still fails its mutant and passes the
 //! reference over real wiremock.
 
+use callproof_harness::conform::{self, human};
 use callproof_harness::corpus::Corpus;
 use callproof_harness::explore::{self, Options};
-use callproof_harness::runner::Runner;
+use callproof_harness::partition::Partition;
+use callproof_harness::scenario::Scenario;
 use callproof_harness::subject::InProcess;
-use callproof_harness::suite::{self, Suite};
-use callproof_harness::{checks, report};
 use std::path::PathBuf;
 use std::sync::Arc;
 
 fn corpus() -> Arc<Corpus> {
-    Arc::new(toml::from_str(callproof_harness::EMBEDDED_CORPUS).expect("corpus"))
+    Corpus::shipped()
 }
 
 fn options(subject: InProcess, seed: u64, cases: u32, out: Option<PathBuf>) -> Options {
-    Options { subject: Arc::new(subject), seed, cases, partition: (1, 1), max_moves: 8, out }
+    Options { subject: Arc::new(subject), seed, cases, partition: Partition::WHOLE, max_moves: 8, out }
 }
 
 #[test]
@@ -43,7 +43,10 @@ fn partitions_split_the_cases_without_overlap() {
     let halves: u32 = (1..=3)
         .map(|k| {
             explore::explore(
-                &Options { partition: (k, 3), ..options(InProcess::reference(), 5, 30, None) },
+                &Options {
+                    partition: Partition { index: k, count: 3 },
+                    ..options(InProcess::reference(), 5, 30, None)
+                },
                 corpus(),
                 |_| {},
             )
@@ -92,7 +95,7 @@ async fn exploration_finds_a_known_bad_executor_and_writes_a_scenario_that_repla
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_committed_found_scenario_fails_its_mutant_and_passes_the_reference_over_wiremock() {
     let folder = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../scenarios/found");
-    let scenarios = suite::discover(&[folder]).expect("found scenarios load");
+    let scenarios = Scenario::discover(&[folder]).expect("found scenarios load");
     assert!(scenarios.len() >= 10, "only {} found scenarios are committed", scenarios.len());
     for scenario in &scenarios {
         let name = scenario
@@ -110,12 +113,14 @@ async fn every_committed_found_scenario_fails_its_mutant_and_passes_the_referenc
         let mutant = callproof_executor::mutants::by_name(name).unwrap_or_else(|| panic!("unknown mutant {name}"));
         for (subject, should_fail) in [(InProcess::mutant(&mutant), true), (InProcess::reference(), false)] {
             let label = subject.clone();
-            let suite = Suite::new(Runner::new(Arc::new(subject), corpus()), corpus(), checks::all(), 1);
-            let report = suite.run(std::slice::from_ref(scenario), |_| {}).await;
-            let failed = report.scenarios[0]
-                .verdicts
-                .iter()
-                .any(|verdict| verdict.check == check && matches!(verdict.outcome, checks::Outcome::Fail { .. }));
+            let options = conform::Options { profile: conform::Profile::All, ..conform::Options::default() };
+            let judged: &dyn conform::Progress = &|_: &conform::ScenarioResult| {};
+            let report = conform::run(Arc::new(subject), vec![scenario.clone()], corpus(), &options, None, judged)
+                .await
+                .expect("the options are valid");
+            let result = &report.scenarios[0];
+            let failed =
+                result.checks.iter().any(|judged| judged.id == check && judged.status == conform::Status::Fail);
             assert_eq!(
                 failed,
                 should_fail,
@@ -123,7 +128,7 @@ async fn every_committed_found_scenario_fails_its_mutant_and_passes_the_referenc
                 scenario.name,
                 callproof_harness::subject::SubjectFactory::name(&label),
                 if should_fail { "did not fail" } else { "failed" },
-                report::scenario_details(&report.scenarios[0])
+                human::scenario_details(result, true)
             );
         }
     }

@@ -5,7 +5,7 @@
 mod process_support;
 
 use callproof_executor::{AuthContext, ToolCall};
-use callproof_harness::protocol::{Execute, Hello, VERSION};
+use callproof_harness::protocol::{self, Hello, ToExecutor, VERSION};
 use callproof_harness::subject::SubjectCall;
 use process_support::{executor_binary, repo};
 use serde_json::{Value, json};
@@ -30,19 +30,18 @@ fn assert_fits(name: &str, message: &Value) {
 fn hello() -> Value {
     let catalog =
         callproof_executor::app::catalog().iter().map(|entry| serde_json::to_value(entry).expect("json")).collect();
-    let hello = Hello {
-        kind: "hello".into(),
+    let hello = ToExecutor::Hello(Hello {
         protocol: VERSION.into(),
         session: "cp_test_1".into(),
         downstream_url: "http://127.0.0.1:9".into(),
         catalog,
-    };
+    });
     serde_json::to_value(hello).expect("json")
 }
 
 fn execute(id: &str, call: ToolCall, auth: AuthContext) -> Value {
     let call = SubjectCall { call, auth, business_request_id: None, attempt: 1, budget: Duration::from_millis(500) };
-    serde_json::to_value(Execute::new(id.into(), call)).expect("json")
+    serde_json::to_value(protocol::execute(id.into(), call)).expect("json")
 }
 
 #[test]

@@ -2,12 +2,12 @@
 //! is exercised somewhere, and every scenario's timeline matches its snapshot under snapshots/scenarios/.
 
 use callproof_executor::ErrorCode;
-use callproof_harness::checks::{self, CheckId, Outcome};
+use callproof_harness::checks;
+use callproof_harness::conform::{self, Options, Profile, Report, ScenarioResult, Status, human};
 use callproof_harness::corpus::Corpus;
-use callproof_harness::runner::Runner;
+use callproof_harness::scenario::Scenario;
 use callproof_harness::subject::InProcess;
-use callproof_harness::suite::{self, Suite, SuiteReport};
-use callproof_harness::{report, timeline};
+use callproof_harness::timeline;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -16,11 +16,14 @@ fn scenarios_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../scenarios")
 }
 
-async fn reference_report() -> SuiteReport {
-    let scenarios = suite::discover(&[scenarios_root()]).expect("every shipped scenario loads");
-    let corpus: Arc<Corpus> = Arc::new(toml::from_str(callproof_harness::EMBEDDED_CORPUS).expect("corpus"));
-    let runner = Runner::new(Arc::new(InProcess::reference()), corpus.clone());
-    Suite::new(runner, corpus, checks::all(), 8).run(&scenarios, |_| {}).await
+/// What `callproof run --profile all` reports: every check judged, every check required.
+async fn reference_report() -> Report {
+    let scenarios = Scenario::discover(&[scenarios_root()]).expect("every shipped scenario loads");
+    let options = Options { profile: Profile::All, jobs: 8, ..Options::default() };
+    let factory = Arc::new(InProcess::reference());
+    conform::run(factory, scenarios, Corpus::shipped(), &options, None, &|_: &ScenarioResult| {})
+        .await
+        .expect("the options are valid")
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -30,23 +33,20 @@ async fn the_reference_executor_passes_every_check_and_every_timeline_matches_it
     let failures: Vec<String> = report
         .scenarios
         .iter()
-        .filter(|scenario| {
-            scenario.error.is_some()
-                || scenario.verdicts.iter().any(|verdict| matches!(verdict.outcome, Outcome::Fail { .. }))
-        })
-        .map(|scenario| format!("{}\n{}", report::scenario_line(scenario), report::scenario_details(scenario)))
+        .filter(|scenario| scenario.status != Status::Pass)
+        .map(|scenario| format!("{}\n{}", human::scenario_line(scenario), human::scenario_details(scenario, true)))
         .collect();
     assert!(failures.is_empty(), "the reference executor failed checks:\n{}", failures.join("\n"));
 
-    let passed: BTreeSet<CheckId> = report
+    let passed: BTreeSet<&str> = report
         .scenarios
         .iter()
-        .flat_map(|scenario| &scenario.verdicts)
-        .filter(|verdict| verdict.outcome == Outcome::Pass)
-        .map(|verdict| verdict.check)
+        .flat_map(|scenario| &scenario.checks)
+        .filter(|check| check.status == Status::Pass)
+        .map(|check| check.id.as_str())
         .collect();
     for check in checks::all() {
-        assert!(passed.contains(&check.id), "no scenario exercises `{}`", check.id);
+        assert!(passed.contains(check.id.as_str()), "no scenario exercises `{}`", check.id);
     }
 
     let produced: BTreeSet<String> = report
@@ -61,7 +61,7 @@ async fn the_reference_executor_passes_every_check_and_every_timeline_matches_it
     }
 
     // Scenarios found by `callproof explore` are regressions, judged above but not snapshotted.
-    for scenario in report.scenarios.iter().filter(|scenario| !scenario.name.starts_with("found/")) {
+    for scenario in report.scenarios.iter().filter(|scenario| !scenario.id.starts_with("found/")) {
         let transcript = scenario.transcript.as_ref().expect("ran");
         insta::with_settings!({
             snapshot_path => "../../snapshots/scenarios",
@@ -69,7 +69,7 @@ async fn the_reference_executor_passes_every_check_and_every_timeline_matches_it
             omit_expression => true,
             description => scenario.description.trim(),
         }, {
-            insta::assert_snapshot!(scenario.name.replace('/', "__"), timeline::text(transcript));
+            insta::assert_snapshot!(scenario.id.replace('/', "__"), timeline::text(transcript));
         });
     }
 }

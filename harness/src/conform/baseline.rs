@@ -15,6 +15,45 @@
 use serde::Serialize;
 use std::path::Path;
 
+/// Why a baseline cannot be used. Each names the line it is about.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Error {
+    /// The file cannot be read.
+    #[error("baseline {path}: {why}")]
+    Read {
+        /// The file.
+        path: String,
+        /// The operating system's reason.
+        why: String,
+    },
+    /// A line that is not `SCENARIO [CHECK]`.
+    #[error("{}line {line}: expected `SCENARIO [CHECK]`, found {found:?}", path.as_deref().map(|path| format!("baseline {path}: ")).unwrap_or_default())]
+    Line {
+        /// The file, when it came from one.
+        path: Option<String>,
+        /// The line, from 1.
+        line: usize,
+        /// What the line holds (comment removed).
+        found: String,
+    },
+    /// An entry naming a scenario that does not exist.
+    #[error("baseline line {line}: no scenario is called `{scenario}`")]
+    UnknownScenario {
+        /// The line, from 1.
+        line: usize,
+        /// The name listed.
+        scenario: String,
+    },
+    /// An entry naming a check that does not exist.
+    #[error("baseline line {line}: no check is called `{check}` (see `callproof checks`)")]
+    UnknownCheck {
+        /// The line, from 1.
+        line: usize,
+        /// The id listed.
+        check: String,
+    },
+}
+
 /// One listed expected failure.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Entry {
@@ -47,10 +86,15 @@ impl Baseline {
     ///
     /// # Errors
     /// The file cannot be read, or a line is not `SCENARIO [CHECK]` (the message names the line).
-    pub fn load(path: &Path) -> Result<Baseline, String> {
-        let text = std::fs::read_to_string(path).map_err(|error| format!("baseline {}: {error}", path.display()))?;
-        let mut baseline = Baseline::parse(&text).map_err(|error| format!("baseline {}: {error}", path.display()))?;
-        baseline.path = Some(path.display().to_string());
+    pub fn load(path: &Path) -> Result<Baseline, Error> {
+        let shown = path.display().to_string();
+        let text = std::fs::read_to_string(path)
+            .map_err(|error| Error::Read { path: shown.clone(), why: error.to_string() })?;
+        let mut baseline = Baseline::parse(&text).map_err(|error| match error {
+            Error::Line { line, found, .. } => Error::Line { path: Some(shown.clone()), line, found },
+            other => other,
+        })?;
+        baseline.path = Some(shown);
         Ok(baseline)
     }
 
@@ -58,7 +102,7 @@ impl Baseline {
     ///
     /// # Errors
     /// A line that is not `SCENARIO [CHECK]`, naming the line.
-    pub fn parse(text: &str) -> Result<Baseline, String> {
+    pub fn parse(text: &str) -> Result<Baseline, Error> {
         let mut entries = Vec::new();
         for (index, line) in text.lines().enumerate() {
             let content = line.split('#').next().unwrap_or_default();
@@ -70,7 +114,7 @@ impl Baseline {
                 [scenario, check] => {
                     entries.push(Entry { scenario: (*scenario).to_owned(), check: Some((*check).to_owned()), line })
                 }
-                _ => return Err(format!("line {line}: expected `SCENARIO [CHECK]`, found {:?}", content.trim())),
+                _ => return Err(Error::Line { path: None, line, found: content.trim().to_owned() }),
             }
         }
         Ok(Baseline { path: None, entries })
@@ -85,18 +129,15 @@ impl Baseline {
     ///
     /// # Errors
     /// The first entry that does not, with its line.
-    pub fn validate(&self, scenarios: &[&str], checks: &[&str]) -> Result<(), String> {
+    pub fn validate(&self, scenarios: &[&str], checks: &[&str]) -> Result<(), Error> {
         for entry in &self.entries {
             if !scenarios.contains(&entry.scenario.as_str()) {
-                return Err(format!("baseline line {}: no scenario is called `{}`", entry.line, entry.scenario));
+                return Err(Error::UnknownScenario { line: entry.line, scenario: entry.scenario.clone() });
             }
             if let Some(check) = &entry.check
                 && !checks.contains(&check.as_str())
             {
-                return Err(format!(
-                    "baseline line {}: no check is called `{check}` (see `callproof checks`)",
-                    entry.line
-                ));
+                return Err(Error::UnknownCheck { line: entry.line, check: check.clone() });
             }
         }
         Ok(())
@@ -121,6 +162,10 @@ mod tests {
     #[test]
     fn a_line_with_three_words_is_refused_with_its_number() {
         let error = Baseline::parse("a b\na b c\n").expect_err("three words");
-        assert!(error.starts_with("line 2"), "{error}");
+        assert!(error.to_string().starts_with("line 2: expected `SCENARIO [CHECK]`"), "{error}");
+        let error = Baseline { path: None, entries: vec![Entry { scenario: "x".into(), check: None, line: 4 }] }
+            .validate(&["y"], &[])
+            .expect_err("no such scenario");
+        assert_eq!(error.to_string(), "baseline line 4: no scenario is called `x`");
     }
 }

@@ -3,17 +3,19 @@
 //! Rule enforced here: one test suite per scenario, one test case per check that had something to judge
 //! (checks with nothing to judge are left out, so dashboards are not flooded with skips); a failure carries
 //! the violations and their evidence; an expected failure is a skipped case that says why; a scenario that
-//! was not run is one skipped case; a protocol break is an error case.
+//! was not run is one skipped case; a protocol break is an error case; a warning (a failed check the profile
+//! does not require) is a passing case whose output says what failed.
 
-use super::report::{Report, Status};
+use super::Error;
+use super::report::{CheckResult, Report, Status};
 use quick_junit::{NonSuccessKind, TestCase, TestCaseStatus, TestSuite};
 use std::time::Duration;
 
 /// The JUnit XML text of `report`.
 ///
 /// # Errors
-/// When quick-junit cannot serialize it.
-pub fn render(report: &Report) -> Result<String, String> {
+/// [`Error::Output`] when quick-junit cannot serialize it.
+pub fn render(report: &Report) -> Result<String, Error> {
     let mut junit = quick_junit::Report::new(format!("callproof conform {}", report.executor.subject));
     for scenario in &report.scenarios {
         let mut suite = TestSuite::new(scenario.id.as_str());
@@ -35,20 +37,12 @@ pub fn render(report: &Report) -> Result<String, String> {
         }
         for check in scenario.checks.iter().filter(|check| check.status != Status::Skip) {
             let status = match check.status {
-                Status::Pass => TestCaseStatus::success(),
+                Status::Pass | Status::Warn => TestCaseStatus::success(),
                 Status::Fail => {
                     let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
                     let first = check.violations.first().map_or_else(|| check.rule.to_owned(), |v| v.message.clone());
                     status.set_message(first).set_type(check.level);
-                    let mut description =
-                        format!("{} [{}] {} ({})\n", check.id, check.level, check.rule, check.seed_ref);
-                    for violation in &check.violations {
-                        description.push_str(&format!("\n{}\n", violation.message));
-                        for line in &violation.evidence {
-                            description.push_str(&format!("    {line}\n"));
-                        }
-                    }
-                    status.set_description(description);
+                    status.set_description(violations(check));
                     status
                 }
                 Status::ExpectedFail | Status::Skip => {
@@ -59,9 +53,24 @@ pub fn render(report: &Report) -> Result<String, String> {
             };
             let mut case = TestCase::new(check.id.as_str(), status);
             case.set_classname(scenario.id.as_str());
+            if check.status == Status::Warn {
+                case.set_system_out(format!("warning (not required by the profile): {}", violations(check)));
+            }
             suite.add_test_case(case);
         }
         junit.add_test_suite(suite);
     }
-    junit.to_string().map_err(|error| format!("cannot write the JUnit report: {error}"))
+    junit.to_string().map_err(|error| Error::Output { what: "the JUnit report".to_owned(), why: error.to_string() })
+}
+
+/// A failed check's rule, then each violation with its evidence.
+fn violations(check: &CheckResult) -> String {
+    let mut description = format!("{} [{}] {} ({})\n", check.id, check.level, check.rule, check.seed_ref);
+    for violation in &check.violations {
+        description.push_str(&format!("\n{}\n", violation.message));
+        for line in &violation.evidence {
+            description.push_str(&format!("    {line}\n"));
+        }
+    }
+    description
 }

@@ -7,10 +7,12 @@
 //! (`--partition k/n`) and of checks (`--profile`, `--only`) is deterministic.
 
 pub mod baseline;
-pub mod command;
+pub mod human;
 pub mod junit;
 pub mod report;
 
+pub use crate::error::Error;
+pub use crate::partition::Partition;
 pub use baseline::Baseline;
 pub use report::{Report, ScenarioResult, Status};
 
@@ -19,18 +21,18 @@ use crate::corpus::Corpus;
 use crate::runner::Runner;
 use crate::scenario::Scenario;
 use crate::subject::{SubjectFactory, Support};
-use crate::suite::{self, Suite};
+use crate::suite::Suite;
 use futures::StreamExt;
+use report::Judging;
 use serde::Serialize;
 use std::path::PathBuf;
-use std::str::FromStr;
 use std::sync::{Arc, Mutex, PoisonError};
 
 /// Which checks are required.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum Profile {
-    /// The MUST checks only (the default): SHOULD checks are not judged.
+    /// The MUST checks only (the default): SHOULD checks are not judged, or judged only as advice.
     #[default]
     Must,
     /// Every check, MUST and SHOULD, and every one is required.
@@ -45,60 +47,10 @@ impl Profile {
             Profile::All => "all",
         }
     }
-}
 
-impl FromStr for Profile {
-    type Err = String;
-
-    fn from_str(text: &str) -> Result<Profile, String> {
-        match text {
-            "must" => Ok(Profile::Must),
-            "all" => Ok(Profile::All),
-            other => Err(format!("unknown profile `{other}`: use must or all")),
-        }
-    }
-}
-
-/// One slice of the suite: scenarios sorted by id, the i-th (from 0) going to slice `i % count + 1`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Partition {
-    /// This slice, from 1.
-    pub index: usize,
-    /// How many slices.
-    pub count: usize,
-}
-
-impl FromStr for Partition {
-    type Err = String;
-
-    fn from_str(text: &str) -> Result<Partition, String> {
-        let bad = || format!("--partition {text:?}: use k/n with 1 ≤ k ≤ n, e.g. 2/4");
-        let (index, count) = text.split_once('/').ok_or_else(bad)?;
-        let (index, count): (usize, usize) =
-            (index.trim().parse().map_err(|_| bad())?, count.trim().parse().map_err(|_| bad())?);
-        if index == 0 || count == 0 || index > count {
-            return Err(bad());
-        }
-        Ok(Partition { index, count })
-    }
-}
-
-impl std::fmt::Display for Partition {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}/{}", self.index, self.count)
-    }
-}
-
-impl Partition {
-    /// This slice of `scenarios`, sorted by id.
-    pub fn select(&self, mut scenarios: Vec<Scenario>) -> Vec<Scenario> {
-        scenarios.sort_by(|a, b| a.name.cmp(&b.name));
-        scenarios
-            .into_iter()
-            .enumerate()
-            .filter(|(index, _)| index % self.count + 1 == self.index)
-            .map(|(_, s)| s)
-            .collect()
+    /// Whether a failure of `check` fails the run under this profile.
+    pub fn requires(self, check: &Check) -> bool {
+        self == Profile::All || check.level == Level::Must
     }
 }
 
@@ -115,28 +67,26 @@ pub struct Options {
     pub baseline: Baseline,
     /// Scenarios run at once (0 means the default, 4).
     pub jobs: usize,
+    /// Also judge the checks the profile does not require, as advice: their failures are warnings that do not
+    /// fail the run (`callproof run` does this; `conform` judges exactly what it requires).
+    pub advisory: bool,
 }
 
 impl Options {
-    /// The checks judged: the profile's, narrowed by `only`.
+    /// The checks judged: the profile's (every check when `advisory`), narrowed by `only`.
     ///
     /// # Errors
-    /// An unknown check id, or one the profile does not judge.
-    pub fn checks(&self) -> Result<Vec<Check>, String> {
-        let in_profile = |check: &Check| self.profile == Profile::All || check.level == Level::Must;
+    /// [`Error::UnknownCheck`], or [`Error::NotInProfile`] for a SHOULD check the profile does not judge.
+    pub fn checks(&self) -> Result<Vec<Check>, Error> {
+        let judged = |check: &Check| self.advisory || self.profile.requires(check);
         if self.only.is_empty() {
-            return Ok(checks::all().into_iter().filter(in_profile).collect());
+            return Ok(checks::all().into_iter().filter(judged).collect());
         }
         self.only
             .iter()
             .map(|id| {
-                let check =
-                    checks::by_id(id).ok_or_else(|| format!("unknown check `{id}` (see `callproof checks`)"))?;
-                if in_profile(&check) {
-                    Ok(check)
-                } else {
-                    Err(format!("check `{id}` is a SHOULD check; judge it with --profile all"))
-                }
+                let check = checks::by_id(id).ok_or_else(|| Error::UnknownCheck(id.clone()))?;
+                if judged(&check) { Ok(check) } else { Err(Error::NotInProfile(id.clone())) }
             })
             .collect()
     }
@@ -165,16 +115,13 @@ pub async fn run(
     options: &Options,
     capabilities: Option<crate::protocol::Capabilities>,
     progress: &dyn Progress,
-) -> Result<Report, String> {
+) -> Result<Report, Error> {
     let checks = options.checks()?;
     let names: Vec<&str> = scenarios.iter().map(|scenario| scenario.name.as_str()).collect();
     let ids: Vec<&str> = checks::all().iter().map(|check| check.id.as_str()).collect();
     options.baseline.validate(&names, &ids)?;
-    let mut scenarios = match options.partition {
-        Some(partition) => partition.select(scenarios),
-        None => scenarios,
-    };
-    scenarios.sort_by(|a, b| a.name.cmp(&b.name));
+    let scenarios = options.partition.unwrap_or_default().select(scenarios);
+    let judging = Judging { profile: options.profile, baseline: &options.baseline };
 
     let subject = factory.name();
     let suite = Suite::new(Runner::new(factory.clone(), corpus.clone()), corpus, checks.clone(), 1);
@@ -197,7 +144,7 @@ pub async fn run(
                     return ScenarioResult::skipped(scenario, checks, reason);
                 }
                 let run = suite.run_one(scenario).await;
-                let result = ScenarioResult::judged(scenario, run, checks, &support, &options.baseline);
+                let result = ScenarioResult::judged(scenario, run, checks, &support, judging);
                 if result.protocol_break {
                     broken.lock().unwrap_or_else(PoisonError::into_inner).get_or_insert_with(|| result.id.clone());
                 }
@@ -229,21 +176,9 @@ pub async fn run(
 /// The scenarios shipped with callproof (the `scenarios/` folder of the harness's source tree).
 ///
 /// # Errors
-/// Every scenario that does not load, or a missing folder.
-pub fn shipped_scenarios() -> Result<Vec<Scenario>, String> {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../scenarios");
-    if !root.is_dir() {
-        return Err(format!("{} does not exist: the harness was built without its scenarios", root.display()));
-    }
-    suite::discover(&[root]).map_err(|errors| errors.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n"))
-}
-
-/// The malformed corpus shipped with callproof.
-///
-/// # Errors
-/// When the embedded corpus does not parse (a broken build).
-pub fn shipped_corpus() -> Result<Arc<Corpus>, String> {
-    toml::from_str(crate::EMBEDDED_CORPUS).map(Arc::new).map_err(|error| error.to_string())
+/// [`Error::Scenarios`]: a scenario that does not load, or the folder is missing.
+pub fn shipped_scenarios() -> Result<Vec<Scenario>, Error> {
+    Ok(Scenario::discover(&[PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../scenarios")])?)
 }
 
 /// Runs the shipped suite against an executor of yours, from Rust, and returns the report.
@@ -262,7 +197,7 @@ pub fn shipped_corpus() -> Result<Arc<Corpus>, String> {
 ///     let report = callproof_harness::conform_subject(Arc::new(InProcess::reference()), &options)
 ///         .await
 ///         .expect("the suite loads");
-///     assert!(report.passed(), "{}", callproof_harness::conform::report::human(&report));
+///     assert!(report.passed(), "{}", callproof_harness::conform::human::human(&report));
 ///     // or, in one line with a readable failure list:
 ///     callproof_harness::assert_conforms(Arc::new(InProcess::reference()), &options).await;
 /// }
@@ -270,9 +205,9 @@ pub fn shipped_corpus() -> Result<Arc<Corpus>, String> {
 ///
 /// # Errors
 /// A configuration error: the shipped scenarios do not load, an unknown check, a bad baseline entry.
-pub async fn conform_subject(factory: Arc<dyn SubjectFactory>, options: &Options) -> Result<Report, String> {
+pub async fn conform_subject(factory: Arc<dyn SubjectFactory>, options: &Options) -> Result<Report, Error> {
     let scenarios = shipped_scenarios()?;
-    run(factory, scenarios, shipped_corpus()?, options, None, &|_: &ScenarioResult| {}).await
+    run(factory, scenarios, Corpus::shipped(), options, None, &|_: &ScenarioResult| {}).await
 }
 
 /// [`conform_subject`], panicking with a readable list of every failure unless the run passes.
@@ -287,9 +222,9 @@ pub async fn assert_conforms(factory: Arc<dyn SubjectFactory>, options: &Options
     if !report.passed() {
         let mut text = String::new();
         for scenario in report.scenarios.iter().filter(|scenario| scenario.status == Status::Fail) {
-            text.push_str(&report::scenario_line(scenario));
+            text.push_str(&human::scenario_line(scenario));
             text.push('\n');
-            text.push_str(&report::scenario_details(scenario));
+            text.push_str(&human::scenario_details(scenario, false));
         }
         panic!("callproof conform: {}\n{text}", report.verdict.message);
     }
@@ -300,22 +235,25 @@ mod tests {
     use super::*;
 
     #[test]
-    fn partitions_split_the_sorted_suite_round_robin() {
-        assert_eq!("2/3".parse::<Partition>(), Ok(Partition { index: 2, count: 3 }));
-        for bad in ["0/3", "4/3", "3", "a/b", "1/0"] {
-            assert!(bad.parse::<Partition>().is_err(), "{bad}");
-        }
-    }
-
-    #[test]
-    fn the_must_profile_judges_only_must_checks() {
+    fn the_must_profile_judges_only_must_checks_unless_asked_for_advice() {
         let must = Options::default().checks().expect("checks");
         assert!(must.iter().all(|check| check.level == Level::Must));
         let all = Options { profile: Profile::All, ..Options::default() }.checks().expect("checks");
         assert_eq!(all.len(), checks::all().len());
+        let advised = Options { advisory: true, ..Options::default() }.checks().expect("checks");
+        assert_eq!(advised.len(), checks::all().len());
         let should = Options { only: vec!["corpus-details".into()], ..Options::default() };
-        assert!(should.checks().expect_err("a SHOULD check").contains("--profile all"));
+        assert!(matches!(should.checks(), Err(Error::NotInProfile(id)) if id == "corpus-details"));
+        assert_eq!(Options { advisory: true, ..should }.checks().expect("advice").len(), 1);
         let unknown = Options { only: vec!["nope".into()], ..Options::default() };
-        assert!(unknown.checks().is_err());
+        assert!(matches!(unknown.checks(), Err(Error::UnknownCheck(id)) if id == "nope"));
+    }
+
+    #[test]
+    fn only_the_all_profile_requires_should_checks() {
+        let should = checks::by_id("corpus-details").expect("a SHOULD check");
+        let must = checks::by_id("single-effect").expect("a MUST check");
+        assert!(!Profile::Must.requires(&should) && Profile::Must.requires(&must));
+        assert!(Profile::All.requires(&should) && Profile::All.requires(&must));
     }
 }

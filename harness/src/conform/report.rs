@@ -8,13 +8,12 @@
 use super::Profile;
 use super::baseline::{Baseline, Entry};
 use crate::checks::{self, Outcome, Violation};
-use crate::protocol::Capabilities;
+use crate::protocol::{Capabilities, FromExecutor};
 use crate::scenario::Scenario;
 use crate::subject::Support;
 use crate::suite::ScenarioReport;
 use crate::transcript::{Answer, Transcript};
 use serde::Serialize;
-use std::fmt::Write;
 
 /// The version of the report's JSON form.
 pub const REPORT_VERSION: u32 = 1;
@@ -34,6 +33,10 @@ pub enum Status {
     /// Broken, as the baseline or the executor's declared limits say it would be.
     #[serde(rename = "expected-fail")]
     ExpectedFail,
+    /// Broken, but the profile does not require it: judged only as advice ([`super::Options::advisory`]), so
+    /// it does not fail the run.
+    #[serde(rename = "warn")]
+    Warn,
 }
 
 impl Status {
@@ -44,6 +47,7 @@ impl Status {
             Status::Fail => "FAIL",
             Status::Skip => "SKIP",
             Status::ExpectedFail => "XFAIL",
+            Status::Warn => "WARN",
         }
     }
 }
@@ -119,8 +123,15 @@ pub struct Summary {
     pub skip: usize,
     /// Failed as expected.
     pub expected_fail: usize,
+    /// Failed only checks the profile does not require (absent from JSON when 0).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub warn: usize,
     /// Baseline entries that no longer fail.
     pub stale_baseline: usize,
+}
+
+fn is_zero(count: &usize) -> bool {
+    *count == 0
 }
 
 /// The executor as the report names it.
@@ -128,8 +139,14 @@ pub struct Summary {
 pub struct Executor {
     /// The subject's name (for a process, its command).
     pub subject: String,
-    /// What the process declared in answer to hello, when it is a process.
+    /// What the process declared in answer to hello, when it is a process (serialized as the message, with
+    /// its `type`).
+    #[serde(serialize_with = "as_message")]
     pub capabilities: Option<Capabilities>,
+}
+
+fn as_message<S: serde::Serializer>(capabilities: &Option<Capabilities>, to: S) -> Result<S::Ok, S::Error> {
+    capabilities.clone().map(FromExecutor::Capabilities).serialize(to)
 }
 
 /// A whole conform run.
@@ -169,14 +186,15 @@ impl Report {
 
     /// The one JSON line printed on stderr when the exit code is not 0.
     pub fn reason_line(&self) -> String {
-        serde_json::json!({
-            "callproof": "conform",
-            "exit_code": self.verdict.exit_code,
-            "reason": self.verdict.reason,
-            "message": self.verdict.message,
-        })
-        .to_string()
+        reason_line(self.verdict.exit_code, self.verdict.reason, &self.verdict.message)
     }
+}
+
+/// The JSON line `callproof conform` ends stderr with on a non-zero exit: `{"callproof":"conform",
+/// "exit_code":N,"reason":R,"message":M}` (docs/conform.md).
+pub fn reason_line(exit_code: u8, reason: &str, message: &str) -> String {
+    serde_json::json!({"callproof": "conform", "exit_code": exit_code, "reason": reason, "message": message})
+        .to_string()
 }
 
 impl ScenarioResult {
@@ -199,18 +217,15 @@ impl ScenarioResult {
         }
     }
 
-    /// Judges a run scenario against the baseline and the subject's declared support.
+    /// Judges a run scenario against the baseline and the subject's declared support. A failed check that
+    /// `profile` does not require is a warning.
     pub fn judged(
         scenario: &Scenario,
         run: ScenarioReport,
         checks: &[checks::Check],
         support: &Support,
-        baseline: &Baseline,
+        judging: Judging<'_>,
     ) -> ScenarioResult {
-        let expected = match support {
-            Support::ExpectFailure(reason) => Some(reason.clone()),
-            _ => None,
-        };
         let broken = run.error.clone().or_else(|| run.transcript.as_ref().and_then(first_break));
         let results: Vec<CheckResult> = checks
             .iter()
@@ -222,19 +237,13 @@ impl ScenarioResult {
                     Some(Outcome::Skip) => {
                         check_result(check, Status::Skip, Some("nothing to judge".to_owned()), Vec::new())
                     }
-                    Some(Outcome::Fail { violations }) => {
-                        let listed = baseline.covering(&scenario.name, check.id.as_str()).map(|entry| {
-                            format!(
-                                "listed in the baseline{}, line {}",
-                                baseline.path.as_deref().map(|path| format!(" {path}")).unwrap_or_default(),
-                                entry.line
-                            )
-                        });
-                        match listed.or_else(|| expected.clone()) {
-                            Some(reason) => check_result(check, Status::ExpectedFail, Some(reason), violations.clone()),
-                            None => check_result(check, Status::Fail, None, violations.clone()),
+                    Some(Outcome::Fail { violations }) => match judging.excuse(&scenario.name, check, support) {
+                        Some(reason) => check_result(check, Status::ExpectedFail, Some(reason), violations.clone()),
+                        None if judging.profile.requires(check) => {
+                            check_result(check, Status::Fail, None, violations.clone())
                         }
-                    }
+                        None => check_result(check, Status::Warn, None, violations.clone()),
+                    },
                     None => check_result(check, Status::Skip, Some("not run".to_owned()), Vec::new()),
                 }
             })
@@ -243,12 +252,10 @@ impl ScenarioResult {
             (Status::Fail, Some(why.clone()))
         } else if results.iter().any(|result| result.status == Status::Fail) {
             (Status::Fail, None)
-        } else if results.iter().any(|result| result.status == Status::ExpectedFail) {
-            let reasons: Vec<String> = results
-                .iter()
-                .filter_map(|result| result.reason.clone().filter(|_| result.status == Status::ExpectedFail))
-                .collect();
-            (Status::ExpectedFail, reasons.first().cloned())
+        } else if let Some(excused) = results.iter().find(|result| result.status == Status::ExpectedFail) {
+            (Status::ExpectedFail, excused.reason.clone())
+        } else if results.iter().any(|result| result.status == Status::Warn) {
+            (Status::Warn, None)
         } else {
             (Status::Pass, None)
         };
@@ -264,6 +271,30 @@ impl ScenarioResult {
             transcript: run.transcript,
             protocol_break: broken.is_some(),
         }
+    }
+}
+
+/// What a failure is judged against: the checks the profile requires, and the baseline's excuses.
+#[derive(Debug, Clone, Copy)]
+pub struct Judging<'a> {
+    /// Which checks are required.
+    pub profile: Profile,
+    /// The expected failures.
+    pub baseline: &'a Baseline,
+}
+
+impl Judging<'_> {
+    /// Why `check` failing in `scenario` is expected, if it is: the baseline lists it, or the subject
+    /// declared a limit that explains it.
+    fn excuse(&self, scenario: &str, check: &checks::Check, support: &Support) -> Option<String> {
+        let listed = self.baseline.covering(scenario, check.id.as_str()).map(|entry| {
+            let path = self.baseline.path.as_deref().map(|path| format!(" {path}")).unwrap_or_default();
+            format!("listed in the baseline{path}, line {}", entry.line)
+        });
+        listed.or_else(|| match support {
+            Support::ExpectFailure(reason) => Some(reason.clone()),
+            _ => None,
+        })
     }
 }
 
@@ -364,13 +395,14 @@ pub fn verdict(scenarios: &[ScenarioResult], stale: &[Entry]) -> Verdict {
             message: format!("{} baseline entr(ies) no longer fail; remove them: {}", stale.len(), entries.join("; ")),
         };
     }
-    let expected = scenarios.iter().filter(|scenario| scenario.status == Status::ExpectedFail).count();
-    let skipped = scenarios.iter().filter(|scenario| scenario.status == Status::Skip).count();
+    let count = |status: Status| scenarios.iter().filter(|scenario| scenario.status == status).count();
+    let (expected, skipped, warned) = (count(Status::ExpectedFail), count(Status::Skip), count(Status::Warn));
+    let warned = if warned > 0 { format!(", {warned} with warnings") } else { String::new() };
     Verdict {
         exit_code: 0,
         reason: "passed",
         message: format!(
-            "every required check passed in {} scenario(s) ({expected} failed as expected, {skipped} skipped)",
+            "every required check passed in {} scenario(s) ({expected} failed as expected, {skipped} skipped{warned})",
             scenarios.len()
         ),
     }
@@ -385,95 +417,7 @@ pub fn summary(scenarios: &[ScenarioResult], stale: &[Entry]) -> Summary {
         fail: count(Status::Fail),
         skip: count(Status::Skip),
         expected_fail: count(Status::ExpectedFail),
+        warn: count(Status::Warn),
         stale_baseline: stale.len(),
     }
-}
-
-/// The line printed when a scenario finishes.
-pub fn scenario_line(result: &ScenarioResult) -> String {
-    let mut line = format!("{:<5} {:<48} {:>6.2}s", result.status.label(), result.id, result.seconds);
-    let failed: Vec<&str> = result
-        .checks
-        .iter()
-        .filter(|check| matches!(check.status, Status::Fail | Status::ExpectedFail))
-        .map(|check| check.id.as_str())
-        .collect();
-    if !failed.is_empty() {
-        let _ = write!(line, "  {}", failed.join(", "));
-    }
-    if let Some(reason) = &result.reason {
-        let _ = write!(line, "  ({})", reason.lines().next().unwrap_or_default());
-    }
-    line
-}
-
-/// The violations of one scenario, indented, with evidence; and the full reason when it broke.
-pub fn scenario_details(result: &ScenarioResult) -> String {
-    let mut text = String::new();
-    if result.protocol_break
-        && let Some(reason) = &result.reason
-    {
-        for line in reason.lines() {
-            let _ = writeln!(text, "      {line}");
-        }
-    }
-    for check in result.checks.iter().filter(|check| check.status == Status::Fail) {
-        for violation in &check.violations {
-            let _ = writeln!(text, "      {} [{}] {}", check.id, check.level, violation.message);
-            for line in &violation.evidence {
-                let _ = writeln!(text, "          {line}");
-            }
-        }
-    }
-    text
-}
-
-/// The human report: a line per scenario (details under failures), then the verdict.
-pub fn human(report: &Report) -> String {
-    let mut text = String::new();
-    let _ = writeln!(text, "callproof conform: {} (profile {})", report.executor.subject, report.profile.as_str());
-    if let Some(capabilities) = &report.executor.capabilities {
-        let _ = writeln!(
-            text,
-            "executor: {} {} (features: {})",
-            capabilities.name,
-            capabilities.version,
-            if capabilities.features.is_empty() { "none".to_owned() } else { capabilities.features.join(", ") }
-        );
-    }
-    for scenario in &report.scenarios {
-        let _ = writeln!(text, "{}", scenario_line(scenario));
-        if scenario.status == Status::Fail {
-            text.push_str(&scenario_details(scenario));
-        }
-    }
-    text.push_str(&footer(report));
-    text
-}
-
-/// The end of the human report: stale baseline entries, counts and the verdict.
-pub fn footer(report: &Report) -> String {
-    let mut text = String::new();
-    for entry in &report.stale_baseline {
-        let _ = writeln!(
-            text,
-            "STALE baseline line {}: {}{} no longer fails; remove it",
-            entry.line,
-            entry.scenario,
-            entry.check.as_deref().map(|check| format!(" {check}")).unwrap_or_default()
-        );
-    }
-    let summary = &report.summary;
-    let _ = writeln!(
-        text,
-        "\n{} scenarios: {} pass, {} fail, {} expected-fail, {} skip{}",
-        summary.scenarios,
-        summary.pass,
-        summary.fail,
-        summary.expected_fail,
-        summary.skip,
-        report.partition.as_deref().map(|partition| format!(" (partition {partition})")).unwrap_or_default()
-    );
-    let _ = writeln!(text, "{}: {}", if report.passed() { "PASS" } else { "FAIL" }, report.verdict.message);
-    text
 }

@@ -12,6 +12,7 @@ pub use schedule::{Move, WORLD, schedule, to_toml};
 
 use crate::checks::{self, Check, Context, Outcome, Violation};
 use crate::corpus::Corpus;
+use crate::partition::Partition;
 use crate::runner::Runner;
 use crate::scenario::Scenario;
 use crate::subject::SubjectFactory;
@@ -32,8 +33,8 @@ pub struct Options {
     pub seed: u64,
     /// How many cases.
     pub cases: u32,
-    /// Run only cases `i` with `i % n == k - 1`: `(k, n)`.
-    pub partition: (u32, u32),
+    /// Run only this slice of the cases (case `i` belongs to slice `i mod n + 1`).
+    pub partition: Partition,
     /// Longest schedule, in moves.
     pub max_moves: usize,
     /// Where found scenarios are written (`None`: not written).
@@ -73,9 +74,8 @@ pub fn explore(options: &Options, corpus: Arc<Corpus>, progress: impl Fn(u32)) -
     let checks: Vec<Check> = checks::all();
     let explorer =
         Explorer { runner: Runner::new(options.subject.clone(), corpus.clone()).simulated(), corpus, checks };
-    let (k, n) = options.partition;
     let mut summary = Summary { cases: 0, steps: 0, found: None };
-    for case in (0..options.cases).filter(|case| n <= 1 || case % n == k.saturating_sub(1)) {
+    for case in (0..options.cases).filter(|case| options.partition.contains(*case as usize)) {
         let mut tree = case_tree(options.seed, case, options.max_moves);
         let first = explorer.run(&tree.current());
         summary.cases += 1;

@@ -4,8 +4,10 @@
 //! field (toml reports the span; steps and faults are parsed in two passes so their errors keep the span of
 //! their own table). References between steps are checked before anything runs.
 
+mod discover;
 mod step;
 
+pub use discover::LoadErrors;
 pub use step::{CallSpec, ChangedSpec, CorpusSpec, Expect, FollowUp, Step};
 
 use crate::world::Fixtures;

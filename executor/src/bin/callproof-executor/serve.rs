@@ -6,80 +6,45 @@
 
 use crate::options::{Options, StoreChoice};
 use crate::session::SessionStore;
+use callproof_executor::Executor;
 use callproof_executor::app::{HttpDownstream, catalog, conformance_app};
 use callproof_executor::clock::SystemClock;
 use callproof_executor::lines::{self, LineError, MAX_LINE_BYTES};
 use callproof_executor::mutants::Variant;
+use callproof_executor::protocol::{Capabilities, DURABLE_STORE, FromExecutor, Hello, ToExecutor, VERSION};
 use callproof_executor::store::{
     MemoryStore, PostgresOptions, PostgresStore, RedisOptions, RedisStore, SqliteOptions, SqliteStore, Store,
 };
-use callproof_executor::{AuthContext, Executor, Request, ToolCall};
-use serde::Deserialize;
-use serde_json::{Value, json};
 use std::sync::Arc;
-use std::time::Duration;
 use tokio::io::{AsyncBufRead, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
-
-/// The protocol version served.
-const PROTOCOL: &str = "callproof/1";
-
-#[derive(Deserialize)]
-struct Hello {
-    #[serde(rename = "type")]
-    kind: String,
-    protocol: String,
-    session: String,
-    downstream_url: String,
-}
-
-#[derive(Deserialize)]
-struct Execute {
-    id: String,
-    call: ToolCall,
-    auth: AuthContext,
-    #[serde(default)]
-    business_request_id: Option<String>,
-    attempt: u32,
-    budget_ms: u64,
-}
 
 /// Serves one harness session on stdin/stdout.
 pub(crate) async fn serve(options: Options) -> Result<(), String> {
     let (store, durable) = open_store(&options).await?;
-    let (lines, outbox) = mpsc::unbounded_channel::<String>();
+    let (lines, outbox) = mpsc::unbounded_channel::<FromExecutor>();
     let writer = tokio::spawn(write_lines(outbox));
     let mut stdin = BufReader::new(tokio::io::stdin());
 
     let hello_line = read_line(&mut stdin).await?.ok_or("stdin closed before hello")?;
-    let hello: Hello = match serde_json::from_str(&hello_line) {
-        Ok(hello) => hello,
+    let hello = match ToExecutor::parse(&hello_line) {
+        Ok(ToExecutor::Hello(hello)) => hello,
+        Ok(ToExecutor::Execute(_)) => {
+            return refuse(lines, writer, "the first message has type \"execute\", not \"hello\"".to_owned()).await;
+        }
         Err(error) => return refuse(lines, writer, format!("the first line is not a hello message: {error}")).await,
     };
-    if hello.kind != "hello" {
-        return refuse(lines, writer, format!("the first message has type {:?}, not \"hello\"", hello.kind)).await;
-    }
-    if hello.protocol != PROTOCOL {
-        let why = format!("protocol {:?} is not supported; this executor speaks {PROTOCOL:?}", hello.protocol);
+    if hello.protocol != VERSION {
+        let why = format!("protocol {:?} is not supported; this executor speaks {VERSION:?}", hello.protocol);
         return refuse(lines, writer, why).await;
     }
     let executor = match build(&options, &hello, store, durable) {
         Ok(executor) => Arc::new(executor),
         Err(why) => return refuse(lines, writer, why).await,
     };
-    let name = match options.mutant {
-        Some(mutant) => format!("callproof-executor (mutant {})", mutant.name),
-        None => "callproof-executor".to_owned(),
-    };
-    let features: Vec<&str> = if durable { vec!["durable_store"] } else { Vec::new() };
-    let tools: Vec<String> = catalog().into_iter().map(|entry| entry.spec.name).collect();
-    send(
-        &lines,
-        json!({"type": "capabilities", "protocol": PROTOCOL, "name": name,
-        "version": env!("CARGO_PKG_VERSION"), "tools": tools, "features": features}),
-    );
+    let _ = lines.send(FromExecutor::Capabilities(capabilities(&options, durable)));
     eprintln!(
-        "callproof-executor: serving {PROTOCOL} session {} against {} (store {})",
+        "callproof-executor: serving {VERSION} session {} against {} (store {})",
         hello.session,
         hello.downstream_url,
         options.store.shown()
@@ -90,36 +55,50 @@ pub(crate) async fn serve(options: Options) -> Result<(), String> {
         let line = match read_line(&mut stdin).await {
             Ok(Some(line)) => line,
             Ok(None) => break,
-            Err(why) => {
-                send(&lines, json!({"type": "error", "message": why}));
+            Err(message) => {
+                let _ = lines.send(FromExecutor::Error { id: None, message });
                 break;
             }
         };
         while calls.try_join_next().is_some() {}
-        match parse_execute(&line) {
-            Ok(execute) => {
+        match ToExecutor::parse(&line) {
+            Ok(ToExecutor::Execute(execute)) => {
                 let executor = executor.clone();
                 let lines = lines.clone();
                 calls.spawn(async move {
-                    let request = Request {
-                        call: execute.call,
-                        auth: execute.auth,
-                        business_request_id: execute.business_request_id,
-                        attempt: execute.attempt,
-                        budget: Duration::from_millis(execute.budget_ms),
-                        request_id: None,
-                        trace_id: None,
-                    };
+                    let (id, request) = execute.into_request();
                     let envelope = executor.execute(request).await.to_json();
-                    send(&lines, json!({"type": "result", "id": execute.id, "envelope": envelope}));
+                    let _ = lines.send(FromExecutor::Result { id, envelope });
                 });
             }
-            Err((id, why)) => send(&lines, json!({"type": "error", "id": id, "message": why})),
+            Ok(ToExecutor::Hello(_)) => {
+                let message = "unexpected message type \"hello\" after the session started".to_owned();
+                let _ = lines.send(FromExecutor::Error { id: None, message });
+            }
+            Err(error) => {
+                let _ =
+                    lines.send(FromExecutor::Error { id: error.id().map(str::to_owned), message: error.to_string() });
+            }
         }
     }
     while calls.join_next().await.is_some() {}
     drop(lines);
     writer.await.map_err(|error| format!("the stdout writer failed: {error}"))?
+}
+
+/// What this executor declares in answer to hello.
+fn capabilities(options: &Options, durable: bool) -> Capabilities {
+    let name = match options.mutant {
+        Some(mutant) => format!("callproof-executor (mutant {})", mutant.name),
+        None => "callproof-executor".to_owned(),
+    };
+    Capabilities {
+        protocol: VERSION.to_owned(),
+        name,
+        version: env!("CARGO_PKG_VERSION").to_owned(),
+        tools: catalog().into_iter().map(|entry| entry.spec.name).collect(),
+        features: if durable { vec![DURABLE_STORE.to_owned()] } else { Vec::new() },
+    }
 }
 
 fn build(options: &Options, hello: &Hello, store: Arc<dyn Store>, durable: bool) -> Result<Executor, String> {
@@ -165,37 +144,23 @@ async fn open_store(options: &Options) -> Result<(Arc<dyn Store>, bool), String>
     })
 }
 
-fn parse_execute(line: &str) -> Result<Execute, (Option<String>, String)> {
-    let value: Value =
-        serde_json::from_str(line).map_err(|error| (None, format!("a line that is not JSON: {error}")))?;
-    let id = value.get("id").and_then(Value::as_str).map(str::to_owned);
-    match value.get("type").and_then(Value::as_str) {
-        Some("execute") => {}
-        Some(other) => return Err((id, format!("unexpected message type {other:?}"))),
-        None => return Err((id, "a message without a string `type`".to_owned())),
-    }
-    serde_json::from_value(value).map_err(|error| (id, format!("an execute message that does not fit: {error}")))
-}
-
 /// Answers an `error` message, lets the writer flush it, and ends the session with `why`.
 async fn refuse(
-    lines: mpsc::UnboundedSender<String>,
+    lines: mpsc::UnboundedSender<FromExecutor>,
     writer: tokio::task::JoinHandle<Result<(), String>>,
     why: String,
 ) -> Result<(), String> {
-    send(&lines, json!({"type": "error", "message": why}));
+    let _ = lines.send(FromExecutor::Error { id: None, message: why.clone() });
     drop(lines);
     let _ = writer.await;
     Err(why)
 }
 
-fn send(lines: &mpsc::UnboundedSender<String>, message: Value) {
-    let _ = lines.send(format!("{message}\n"));
-}
-
-async fn write_lines(mut outbox: mpsc::UnboundedReceiver<String>) -> Result<(), String> {
+/// The one writer of stdout: whole lines, in the order they were sent.
+async fn write_lines(mut outbox: mpsc::UnboundedReceiver<FromExecutor>) -> Result<(), String> {
     let mut stdout = tokio::io::stdout();
-    while let Some(line) = outbox.recv().await {
+    while let Some(message) = outbox.recv().await {
+        let line = message.to_line();
         stdout.write_all(line.as_bytes()).await.map_err(|error| format!("cannot write to stdout: {error}"))?;
         stdout.flush().await.map_err(|error| format!("cannot write to stdout: {error}"))?;
     }

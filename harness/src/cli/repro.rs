@@ -1,0 +1,86 @@
+//! `callproof repro`: one scenario against one executor (in process, or a process speaking the protocol), its
+//! timeline with every failed check marked, as text, Mermaid or JSON.
+//!
+//! Rule enforced here: a scenario is named by file or by id under `scenarios/`, and `--subject` and
+//! `--executor` cannot both be given: the run is against exactly the executor the command line names.
+
+use super::output;
+use callproof_harness::corpus::Corpus;
+use callproof_harness::process::ProcessFactory;
+use callproof_harness::repro;
+use callproof_harness::scenario::{LoadErrors, Scenario};
+use callproof_harness::subject::{InProcess, SubjectFactory};
+use callproof_harness::{Error, error};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+/// What `--help` says about exit codes.
+pub(crate) const EXIT_CODES: &str = "Exit codes: 0 no MUST check failed; 1 one did; 2 usage error; 3 the executor \
+                                     could not be started or broke the protocol.";
+
+/// How the run is printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum Format {
+    /// The timeline as text, failed checks marked.
+    Text,
+    /// A Mermaid `sequenceDiagram` (it renders on GitHub).
+    Mermaid,
+    /// The failures, verdicts and transcript as JSON.
+    Json,
+}
+
+/// `callproof repro SCENARIO [--executor COMMAND | --subject reference|mutant:NAME] [--format FORMAT]`.
+#[derive(clap::Args)]
+pub(crate) struct Args {
+    /// A scenario file, or an id under scenarios/ (e.g. idempotency/duplicate_refund_after_lost_response).
+    scenario: String,
+    /// An executor command speaking the adapter protocol (default: the in-process `--subject`).
+    #[arg(long, value_name = "COMMAND")]
+    executor: Option<String>,
+    /// Without --executor: `reference`, or `mutant:NAME` for a known-bad one.
+    #[arg(long, default_value = "reference", value_parser = super::in_process, conflicts_with = "executor")]
+    subject: InProcess,
+    /// How the run is printed.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+}
+
+/// Runs the scenario once and prints it.
+pub(crate) fn run(args: Args) -> Result<ExitCode, Error> {
+    let scenario = scenario(&args.scenario)?;
+    let factory: Arc<dyn SubjectFactory> = match &args.executor {
+        Some(command) => Arc::new(ProcessFactory::new(command)?),
+        None => Arc::new(args.subject),
+    };
+    let repro = super::runtime()?.block_on(repro::reproduce(factory, &scenario, Corpus::shipped()))?;
+    match args.format {
+        Format::Text => output::print(&repro::text(&repro)),
+        Format::Mermaid => output::print(&repro::mermaid(&repro)),
+        Format::Json => {
+            let text = serde_json::to_string_pretty(&repro::json(&repro))
+                .map_err(|error| Error::Output { what: "the JSON output".to_owned(), why: error.to_string() })?;
+            output::line(&text);
+        }
+    }
+    Ok(ExitCode::from(if repro.broke() {
+        error::EXIT_EXECUTOR
+    } else if repro.must_failed() {
+        error::EXIT_FAIL
+    } else {
+        error::EXIT_PASS
+    }))
+}
+
+/// The scenario a file or an id under `scenarios/` names.
+fn scenario(name: &str) -> Result<Scenario, Error> {
+    let given = PathBuf::from(name);
+    let path = if given.is_file() { given } else { PathBuf::from("scenarios").join(format!("{name}.toml")) };
+    if !path.is_file() {
+        return Err(Error::Usage(format!(
+            "no scenario `{name}` (give a file, or an id under scenarios/ run from the repository root)"
+        )));
+    }
+    let mut found = Scenario::discover(&[path])?;
+    found.pop().ok_or_else(|| Error::Scenarios(LoadErrors::Empty(vec![PathBuf::from(name)])))
+}

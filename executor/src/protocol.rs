@@ -357,4 +357,53 @@ mod tests {
         let error = FromExecutor::Error { id: None, message: "why".into() }.to_line();
         assert_eq!(error, "{\"type\":\"error\",\"message\":\"why\"}\n");
     }
+
+    fn member() -> impl proptest::strategy::Strategy<Value = Option<Value>> {
+        use proptest::prelude::*;
+        prop_oneof![
+            Just(None),
+            Just(Some(Value::Null)),
+            Just(Some(json!(7))),
+            "[a-z0-9]{0,4}".prop_map(|text| Some(Value::String(text))),
+            Just(Some(json!({"ok": true}))),
+            Just(Some(json!(["refund_order"]))),
+        ]
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_message_shaped_line_parses_or_is_refused_and_what_parses_round_trips(
+            kind in proptest::sample::select(vec!["capabilities", "result", "error", "hello", "execute", "other"]),
+            members in proptest::collection::vec((proptest::sample::select(
+                vec!["id", "envelope", "message", "protocol", "name", "version", "tools", "features"]), member()), 0..8),
+        ) {
+            let mut object = Map::new();
+            object.insert("type".into(), Value::String(kind.into()));
+            for (name, value) in members {
+                if let Some(value) = value {
+                    object.insert(name.into(), value);
+                }
+            }
+            let line = Value::Object(object.clone()).to_string();
+            match FromExecutor::parse(&line) {
+                Ok(message) => proptest::prop_assert_eq!(FromExecutor::parse(&message.to_line()), Ok(message)),
+                Err(error) => {
+                    if let (ParseError::Malformed { .. }, Some(Value::String(id))) = (&error, object.get("id")) {
+                        proptest::prop_assert_eq!(error.id(), Some(id.as_str()));
+                    }
+                }
+            }
+            if let Ok(message) = ToExecutor::parse(&line) {
+                proptest::prop_assert_eq!(ToExecutor::parse(&message.to_line()), Ok(message));
+            }
+        }
+
+        #[test]
+        fn arbitrary_text_is_refused_without_a_panic(line in ".{0,64}") {
+            if let Ok(message) = FromExecutor::parse(&line) {
+                proptest::prop_assert!(line.contains("type"), "{message:?} from {line:?}");
+            }
+            proptest::prop_assert!(ToExecutor::parse(&line).is_err() || line.contains("type"));
+        }
+    }
 }

@@ -46,7 +46,7 @@ pub enum Error {
     /// The executor command does not split into words.
     #[error(transparent)]
     Command(#[from] shell::Error),
-    /// The executor could not be started (or asked for, it could not do what the command needs).
+    /// The executor could not be started, or cannot do what the command needs of it.
     #[error(transparent)]
     Executor(#[from] SubjectError),
     /// The async runtime could not be started.

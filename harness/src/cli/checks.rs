@@ -2,8 +2,9 @@
 //!
 //! Rule enforced here: the list is the registry, in its order; nothing else is printed.
 
+use super::Error;
 use super::output;
-use callproof_harness::{Error, checks};
+use callproof_harness::checks;
 use std::process::ExitCode;
 
 /// What `--help` says about exit codes.

@@ -6,8 +6,8 @@
 //! options name (checks, baseline, scenarios, the executor's capabilities) is checked before the first
 //! scenario runs.
 
+use super::Error;
 use super::output;
-use callproof_harness::Error;
 use callproof_harness::conform::{self, Baseline, Options, Partition, Profile, Report, ScenarioResult, human, junit};
 use callproof_harness::corpus::Corpus;
 use callproof_harness::process::ProcessFactory;

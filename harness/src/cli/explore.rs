@@ -4,8 +4,8 @@
 //! Rule enforced here: the seed is always printed, with the command that explores again and the one that
 //! replays what was found, so every run can be repeated.
 
+use super::Error;
 use super::output;
-use callproof_harness::Error;
 use callproof_harness::corpus::Corpus;
 use callproof_harness::explore::{self, Found};
 use callproof_harness::partition::Partition;

@@ -14,7 +14,7 @@ mod repro;
 mod run;
 
 use callproof_executor::mutants::Mutant;
-use callproof_harness::Error;
+pub(crate) use callproof_harness::Error;
 use callproof_harness::conform::report::reason_line;
 use callproof_harness::subject::InProcess;
 use clap::{Parser, Subcommand};

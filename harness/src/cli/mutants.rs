@@ -4,11 +4,12 @@
 //! Rule enforced here: the table goes to stdout, progress to stderr; the run fails unless the reference
 //! executor trips nothing and every mutant trips every check it is meant to.
 
+use super::Error;
 use super::output;
 use callproof_executor::mutants::Mutant;
 use callproof_harness::corpus::Corpus;
+use callproof_harness::mutation;
 use callproof_harness::scenario::Scenario;
-use callproof_harness::{Error, mutation};
 use std::path::PathBuf;
 use std::process::ExitCode;
 

@@ -4,13 +4,14 @@
 //! Rule enforced here: a scenario is named by file or by id under `scenarios/`, and `--subject` and
 //! `--executor` cannot both be given: the run is against exactly the executor the command line names.
 
+use super::Error;
 use super::output;
 use callproof_harness::corpus::Corpus;
+use callproof_harness::error;
 use callproof_harness::process::ProcessFactory;
 use callproof_harness::repro;
 use callproof_harness::scenario::{LoadErrors, Scenario};
 use callproof_harness::subject::{InProcess, SubjectFactory};
-use callproof_harness::{Error, error};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;

@@ -4,8 +4,8 @@
 //! Rule enforced here: `run` judges every check but fails only on what the profile requires: under the
 //! default profile a SHOULD check that fails is a warning (`WARN`), under `--profile all` a failure.
 
+use super::Error;
 use super::conform::{self as suite, Selection};
-use callproof_harness::Error;
 use callproof_harness::corpus::Corpus;
 use callproof_harness::subject::{InProcess, SubjectFactory};
 use std::path::PathBuf;

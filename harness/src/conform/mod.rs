@@ -1,4 +1,5 @@
-//! `callproof conform`: the whole scenario suite against one executor, judged for CI.
+//! The whole scenario suite against one executor, judged: what `callproof conform` does for a process and
+//! `callproof run` for the executor in process, and what [`conform_subject`] does from a Rust test.
 //!
 //! Rule enforced here: a run never hangs and never hides a break. Scenarios run a few at a time; the first
 //! protocol break stops new scenarios from starting (they are reported as skipped, naming the break), and the

@@ -10,11 +10,12 @@ mod schedule;
 
 pub use schedule::{Move, WORLD, schedule, to_toml};
 
+use crate::Error;
 use crate::checks::{self, Check, Context, Outcome, Violation};
 use crate::corpus::Corpus;
 use crate::partition::Partition;
 use crate::runner::Runner;
-use crate::scenario::Scenario;
+use crate::scenario::{LoadErrors, Scenario};
 use crate::subject::SubjectFactory;
 use crate::transcript::Transcript;
 use callproof_executor::app::catalog;
@@ -228,15 +229,16 @@ pub fn write_found(out: &Path, check: &str, scenario: &str) -> std::io::Result<P
 /// Replays a found scenario over loopback HTTP (wiremock, real time): whether `check` fails there too.
 ///
 /// # Errors
-/// The scenario does not load, or the subject cannot start.
+/// [`Error::Scenarios`] when the scenario does not load, [`Error::Executor`] when the subject cannot start.
 pub async fn replays_over_loopback(
     subject: Arc<dyn SubjectFactory>,
     corpus: Arc<Corpus>,
     path: &Path,
     check: &str,
-) -> Result<bool, String> {
-    let scenario = Scenario::load(path, path.parent().unwrap_or(path)).map_err(|error| error.to_string())?;
-    let transcript = Runner::new(subject, corpus.clone()).run(&scenario).await.map_err(|error| error.to_string())?;
+) -> Result<bool, Error> {
+    let scenario = Scenario::load(path, path.parent().unwrap_or(path))
+        .map_err(|error| Error::Scenarios(LoadErrors::Invalid(vec![error])))?;
+    let transcript = Runner::new(subject, corpus.clone()).run(&scenario).await?;
     let catalog = catalog();
     let context = Context { transcript: &transcript, scenario: &scenario, corpus: &corpus, catalog: &catalog };
     Ok(checks::all().iter().any(|known| known.id == check && matches!((known.run)(&context), Outcome::Fail { .. })))

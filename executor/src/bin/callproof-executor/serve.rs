@@ -42,7 +42,7 @@ pub(crate) async fn serve(options: Options) -> Result<(), String> {
         Ok(executor) => Arc::new(executor),
         Err(why) => return refuse(lines, writer, why).await,
     };
-    let _ = lines.send(FromExecutor::Capabilities(capabilities(&options, durable)));
+    send(&lines, FromExecutor::Capabilities(capabilities(&options, durable)));
     eprintln!(
         "callproof-executor: serving {VERSION} session {} against {} (store {})",
         hello.session,
@@ -56,7 +56,7 @@ pub(crate) async fn serve(options: Options) -> Result<(), String> {
             Ok(Some(line)) => line,
             Ok(None) => break,
             Err(message) => {
-                let _ = lines.send(FromExecutor::Error { id: None, message });
+                send(&lines, FromExecutor::Error { id: None, message });
                 break;
             }
         };
@@ -68,16 +68,15 @@ pub(crate) async fn serve(options: Options) -> Result<(), String> {
                 calls.spawn(async move {
                     let (id, request) = execute.into_request();
                     let envelope = executor.execute(request).await.to_json();
-                    let _ = lines.send(FromExecutor::Result { id, envelope });
+                    send(&lines, FromExecutor::Result { id, envelope });
                 });
             }
             Ok(ToExecutor::Hello(_)) => {
                 let message = "unexpected message type \"hello\" after the session started".to_owned();
-                let _ = lines.send(FromExecutor::Error { id: None, message });
+                send(&lines, FromExecutor::Error { id: None, message });
             }
             Err(error) => {
-                let _ =
-                    lines.send(FromExecutor::Error { id: error.id().map(str::to_owned), message: error.to_string() });
+                send(&lines, FromExecutor::Error { id: error.id().map(str::to_owned), message: error.to_string() });
             }
         }
     }
@@ -150,10 +149,15 @@ async fn refuse(
     writer: tokio::task::JoinHandle<Result<(), String>>,
     why: String,
 ) -> Result<(), String> {
-    let _ = lines.send(FromExecutor::Error { id: None, message: why.clone() });
+    send(&lines, FromExecutor::Error { id: None, message: why.clone() });
     drop(lines);
     let _ = writer.await;
     Err(why)
+}
+
+/// Queues `message` for stdout. The writer stops only when stdout is gone, and then there is no one to tell.
+fn send(lines: &mpsc::UnboundedSender<FromExecutor>, message: FromExecutor) {
+    let _ = lines.send(message);
 }
 
 /// The one writer of stdout: whole lines, in the order they were sent.

@@ -89,7 +89,8 @@ impl Command {
 pub(crate) fn refused(error: &clap::Error) -> ExitCode {
     let code = u8::try_from(error.exit_code()).unwrap_or(2);
     let _ = error.print();
-    if code != 0 && subcommand_of(std::env::args()) == Some("conform".to_owned()) {
+    let args = std::env::args_os().map(|arg| arg.to_string_lossy().into_owned());
+    if code != 0 && subcommand_of(args).as_deref() == Some("conform") {
         let first = error.to_string().lines().next().unwrap_or_default().to_owned();
         output::error_line(&reason_line(code, "usage", &first));
     }

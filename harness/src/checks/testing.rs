@@ -308,7 +308,7 @@ impl History {
         let waits = "[[step]]\naction = \"wait\"\nms = 0\n".repeat(self.steps.max(1));
         let text = self.scenario.clone().unwrap_or(format!("description = \"literal\"\n{waits}"));
         let scenario = Scenario::parse(&text).unwrap_or_else(|error| panic!("the literal scenario: {error}"));
-        let corpus: Corpus = toml::from_str(crate::EMBEDDED_CORPUS).expect("the shipped corpus parses");
+        let corpus = Corpus::shipped();
         let catalog: Vec<CatalogEntry> = catalog();
         let transcript = self.transcript();
         (check.run)(&Context { transcript: &transcript, scenario: &scenario, corpus: &corpus, catalog: &catalog })

@@ -14,6 +14,7 @@ Dependencies: the standard library and `jsonschema` (requirements.txt).
 import hashlib
 import http.client
 import json
+import os
 import re
 import sys
 import threading
@@ -25,6 +26,7 @@ from concurrent.futures import ThreadPoolExecutor
 import jsonschema
 
 PROTOCOL = "callproof/1"
+NAME = "callproof-python-example"
 MAX_ARGUMENT_BYTES = 1024 * 1024
 MAX_DEPTH = 64
 LEASE_MARGIN_MS = 2000
@@ -91,6 +93,11 @@ def canonical(value):
         mantissa, _, exponent = text.partition("e")
         return mantissa + ("e" + str(int(exponent)) if exponent else "")
     raise TypeError(type(value))
+
+
+def utf8_size(text):
+    """Limits are in UTF-8 bytes, not characters."""
+    return len(text.encode("utf-8", "surrogatepass"))
 
 
 def sha256_hex(text):
@@ -262,7 +269,7 @@ def _too_deep(text=None, offset=None):
 
 
 def parse_raw(text):
-    size = len(text.encode("utf-8", "surrogatepass"))
+    size = utf8_size(text)
     if size > MAX_ARGUMENT_BYTES:
         raise Refusal("invalid_arguments", "tool arguments are too large", reason="too_large",
                       limit_bytes=MAX_ARGUMENT_BYTES, size_bytes=size)
@@ -307,14 +314,14 @@ def check_value_shape(value):
             if depth + 1 > MAX_DEPTH:
                 raise _too_deep()
             stack.extend((child, depth + 1) for child in node.values())
-            size += sum(len(key.encode("utf-8", "surrogatepass")) + 4 for key in node) + 2
+            size += sum(utf8_size(key) + 4 for key in node) + 2
         elif isinstance(node, list):
             if depth + 1 > MAX_DEPTH:
                 raise _too_deep()
             stack.extend((child, depth + 1) for child in node)
             size += len(node) + 2
         elif isinstance(node, str):
-            size += len(node.encode("utf-8", "surrogatepass")) + 2
+            size += utf8_size(node) + 2
         else:
             size += 24 if isinstance(node, (int, float)) and not isinstance(node, bool) else 5
         if size > MAX_ARGUMENT_BYTES:
@@ -396,31 +403,55 @@ class TimedOut(Exception):
     pass
 
 
+def expand(template, arguments, key):
+    """`"GET /orders/{order_id}"` -> ("GET", "/orders/ord_1"): values percent-encoded, absent or null as empty."""
+    method, _, path = template.partition(" ")
+
+    def value_of(match):
+        name = match.group(1)
+        value = key if name == "idempotency_key" else arguments.get(name)
+        if value is None:
+            value = ""
+        elif not isinstance(value, str):
+            value = json.dumps(value)
+        return urllib.parse.quote(value, safe="-._~")
+
+    return method, re.sub(r"\{([a-z_]+)\}", value_of, path)
+
+
+# What X-Request-Id carries downstream: the envelope's request_id (the default, and what docs/protocol.md asks),
+# nothing at all (`omit`), or a fresh id on every HTTP request (`per-request`, as a tracing middleware that mints
+# its own ids would). The last two exist to test the harness's attribution without the header (issue 17).
+REQUEST_ID_MODES = ("envelope", "omit", "per-request")
+REQUEST_ID_VARIABLE = "CALLPROOF_EXAMPLE_REQUEST_ID"
+
+
 class Downstream:
     def __init__(self, base_url):
         parsed = urllib.parse.urlsplit(base_url)
         self.host, self.port = parsed.hostname, parsed.port or 80
+        self.request_id_mode = os.environ.get(REQUEST_ID_VARIABLE) or "envelope"
+        if self.request_id_mode not in REQUEST_ID_MODES:
+            raise ValueError("%s=%r: expected one of %s" % (REQUEST_ID_VARIABLE, self.request_id_mode,
+                                                           ", ".join(REQUEST_ID_MODES)))
+
+    def headers(self, method, ctx, key, remaining):
+        headers = {"X-Deadline-Ms": str(remaining), "X-Tenant-Id": ctx.auth["tenant_id"],
+                   "X-Subject-Id": ctx.auth["subject_id"]}
+        if self.request_id_mode == "envelope":
+            headers["X-Request-Id"] = ctx.request_id
+        elif self.request_id_mode == "per-request":
+            headers["X-Request-Id"] = "req_" + uuid.uuid4().hex
+        if key is not None:
+            headers["Idempotency-Key"] = key
+        return headers
 
     def send(self, template, arguments, ctx, key=None):
-        method, _, path = template.partition(" ")
-
-        def value_of(match):
-            name = match.group(1)
-            value = key if name == "idempotency_key" else arguments.get(name)
-            if value is None:
-                value = ""
-            elif not isinstance(value, str):
-                value = json.dumps(value)
-            return urllib.parse.quote(value, safe="-._~")
-
-        target = re.sub(r"\{([a-z_]+)\}", value_of, path)
+        method, target = expand(template, arguments, key)
         remaining = ctx.remaining_ms()
         if remaining <= 0:
             raise TimedOut()
-        headers = {"X-Deadline-Ms": str(remaining), "X-Tenant-Id": ctx.auth["tenant_id"],
-                   "X-Subject-Id": ctx.auth["subject_id"], "X-Request-Id": ctx.request_id}
-        if key is not None:
-            headers["Idempotency-Key"] = key
+        headers = self.headers(method, ctx, key, remaining)
         body = None
         if method in ("POST", "PUT"):
             body = json.dumps(arguments, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
@@ -523,6 +554,18 @@ class Executor:
         return envelope
 
     def authorize(self, tool, arguments, arguments_hash, auth, ctx):
+        """The resource the call acts on (None for tools without one), or a Refusal."""
+        self.check_caller(tool, arguments_hash, auth)
+        binding = tool.entry.get("resource")
+        if not binding or not isinstance(arguments.get(binding["argument"]), str):
+            return None
+        resource = self.lookup_resource(tool, arguments, ctx)
+        if not may_act_on(resource, auth):
+            raise Refusal("forbidden", "the resource is not accessible", reason="resource_not_accessible")
+        return resource
+
+    def check_caller(self, tool, arguments_hash, auth):
+        """Identity, allowed tools, scopes and approval: everything the trusted context alone decides."""
         identity = auth["identity"]
         if not identity["valid"]:
             raise Refusal("unauthorized", "the caller's identity is not valid", reason="identity_invalid")
@@ -537,9 +580,9 @@ class Executor:
                           required_scopes=missing)
         if tool.entry.get("requires_approval"):
             self.check_approval(tool, arguments_hash, auth)
-        binding = tool.entry.get("resource")
-        if not binding or not isinstance(arguments.get(binding["argument"]), str):
-            return None
+
+    def lookup_resource(self, tool, arguments, ctx):
+        """The resource from the system of record, or None when it answered 404."""
         if ctx.remaining_ms() <= 0:
             raise Refusal("timeout_not_started", "the deadline passed before access could be checked",
                           reason="deadline_elapsed")
@@ -566,10 +609,6 @@ class Executor:
         elif status != 404:
             raise Refusal("dependency_unavailable", "the system of record could not be reached",
                           reason="resource_lookup_failed")
-        owned = resource is not None and resource["tenant_id"] == auth["tenant_id"] and (
-            resource["owner_id"] == auth["subject_id"] or SUPPORT_ROLE in auth.get("roles", []))
-        if not owned:
-            raise Refusal("forbidden", "the resource is not accessible", reason="resource_not_accessible")
         return resource
 
     def check_approval(self, tool, arguments_hash, auth):
@@ -756,6 +795,12 @@ class Executor:
         return "FAILED_FINAL", refusal
 
 
+def may_act_on(resource, auth):
+    """The caller's tenant, and the caller's own unless a support_admin; a missing resource is never accessible."""
+    return resource is not None and resource["tenant_id"] == auth["tenant_id"] and (
+        resource["owner_id"] == auth["subject_id"] or SUPPORT_ROLE in auth.get("roles", []))
+
+
 def project(tool, value):
     """Keeps the members the output schema declares: the downstream's record may hold internal fields."""
     if isinstance(value, dict) and tool.declared_out:
@@ -834,7 +879,7 @@ def main():
         wire.send({"type": "error", "message": str(error)})
         log(str(error))
         return 1
-    wire.send({"type": "capabilities", "protocol": PROTOCOL, "name": "callproof-python-example",
+    wire.send({"type": "capabilities", "protocol": PROTOCOL, "name": NAME,
                "version": "0.1.0", "tools": sorted(executor.tools), "features": []})
     log("serving session %s against %s" % (hello.get("session"), hello.get("downstream_url")))
 

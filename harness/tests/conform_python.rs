@@ -4,32 +4,11 @@
 
 mod process_support;
 
-use process_support::{REQUIRE_VAR, crash_scenarios, run_callproof};
-use std::io::Write;
-use std::process::Command;
-
-fn python_ready() -> Result<(), String> {
-    let output = Command::new("python3")
-        .args(["-c", "import jsonschema, sys; assert sys.version_info >= (3, 9)"])
-        .output()
-        .map_err(|error| format!("python3 cannot be run ({error})"))?;
-    if output.status.success() {
-        Ok(())
-    } else {
-        Err(format!("python3 with jsonschema is not available ({})", String::from_utf8_lossy(&output.stderr).trim()))
-    }
-}
+use process_support::{crash_scenarios, python_with_jsonschema, run_callproof};
 
 #[test]
 fn the_python_example_passes_every_must_check() {
-    if let Err(why) = python_ready() {
-        let required = std::env::var(REQUIRE_VAR).is_ok_and(|value| value == "1");
-        assert!(!required, "{why} and {REQUIRE_VAR}=1: python3 -m pip install -r examples/python/requirements.txt");
-        let _ = writeln!(
-            std::io::stderr(),
-            "SKIPPED: the Python example executor: {why} (python3 -m pip install -r examples/python/requirements.txt; \
-             set {REQUIRE_VAR}=1 to fail instead)"
-        );
+    if !python_with_jsonschema("the Python example executor") {
         return;
     }
     let ran = run_callproof(&[

@@ -124,6 +124,27 @@ impl Drop for TempDir {
     }
 }
 
+/// Whether `python3` (the first on PATH; `scripts/test` puts target/python-venv there) has `jsonschema`, as the
+/// Python executors need. When it has not, prints a loud SKIPPED line for `test` and answers false, or panics
+/// when `CALLPROOF_REQUIRE_SERVICES=1`.
+pub(crate) fn python_with_jsonschema(test: &str) -> bool {
+    let why = match Command::new("python3")
+        .args(["-c", "import jsonschema, sys; assert sys.version_info >= (3, 9)"])
+        .output()
+    {
+        Ok(output) if output.status.success() => return true,
+        Ok(output) => {
+            format!("python3 with jsonschema is not available ({})", String::from_utf8_lossy(&output.stderr).trim())
+        }
+        Err(error) => format!("python3 cannot be run ({error})"),
+    };
+    let fix = "python3 -m pip install -r examples/python/requirements.txt";
+    assert!(!services_required(), "{test}: {why} and {REQUIRE_VAR}=1: {fix}");
+    // Straight to the terminal: the test harness captures `eprintln!` of passing tests.
+    let _ = writeln!(std::io::stderr(), "SKIPPED: {test}: {why} ({fix}; set {REQUIRE_VAR}=1 to fail instead)");
+    false
+}
+
 /// The PostgreSQL URL in use.
 pub(crate) fn postgres_url() -> String {
     std::env::var(POSTGRES_URL_VAR).unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".to_owned())

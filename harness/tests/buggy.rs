@@ -38,10 +38,10 @@ struct Entry {
     /// `must` (the default) or `all`.
     #[serde(default = "must")]
     profile: String,
-    /// For a missed bug: a scenario outside the suite that shows it (the buggy executor fails it, the correct
-    /// example passes it), so a "missed" row cannot hide a module that lost its bug.
+    /// For a missed bug: scenarios outside the suite that show it (the buggy executor fails each, the correct
+    /// example passes them), so a "missed" row cannot hide a module that lost its bug.
     #[serde(default)]
-    probe: Option<String>,
+    probes: Vec<String>,
     /// For people: which check or scenario would catch a missed bug, or why a catch is what it is.
     #[serde(default)]
     note: String,
@@ -111,13 +111,13 @@ fn judge(entry: &Entry, ran: &Ran) -> Option<String> {
     }
 }
 
-/// Everything wrong with one entry: its scenarios, then its probe.
+/// Everything wrong with one entry: its scenarios, then its probes.
 fn problems_of(entry: &Entry) -> Vec<String> {
     let command = buggy_command(entry);
     let scenarios: Vec<&str> = entry.scenarios.iter().map(String::as_str).collect();
     let ran = conform(&command, &scenarios, &entry.profile);
     let mut problems: Vec<String> = judge(entry, &ran).into_iter().map(|problem| with_tail(problem, &ran)).collect();
-    if let Some(probe) = &entry.probe {
+    for probe in &entry.probes {
         let ran = conform(&command, &[probe.as_str()], &entry.profile);
         if ran.code != 1 {
             let problem = format!("its probe {probe} should show the bug (exit 1), but conform exited {}", ran.code);
@@ -152,8 +152,8 @@ fn the_manifest_lists_every_buggy_executor_and_only_those() {
         assert_eq!(entry.expected == Expected::Caught, !entry.checks.is_empty(), "{}: checks iff caught", entry.name);
         assert!(["must", "all"].contains(&entry.profile.as_str()), "{}: profile {}", entry.name, entry.profile);
         assert!(entry.expected == Expected::Caught || !entry.note.is_empty(), "{}: a missed bug says", entry.name);
-        if let Some(probe) = &entry.probe {
-            assert!(entry.expected == Expected::Missed, "{}: only missed rows have a probe", entry.name);
+        assert!(entry.expected == Expected::Missed || entry.probes.is_empty(), "{}: probes, yet caught", entry.name);
+        for probe in &entry.probes {
             assert!(repo().join(probe).is_file(), "{}: probe {probe} is not a file", entry.name);
         }
     }

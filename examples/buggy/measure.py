@@ -96,7 +96,10 @@ def main():
         for profile in profiles:
             run = results["executors"][entry["name"]][profile]
             caught = ", ".join("`%s`" % check for check in sorted(run["catches"]))
-            cells.append(caught and "caught: " + caught or "**missed**")
+            if run["exit_code"] == 3:
+                cells.append("broke the protocol (exit 3)")
+            else:
+                cells.append(caught and "caught: " + caught or "**missed**")
         print("| `%s` | %s |" % (entry["name"], " | ".join(cells)))
     return 0
 

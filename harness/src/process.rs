@@ -11,8 +11,9 @@
 use crate::protocol::{self, Capabilities, FromExecutor, Hello, ToExecutor, VERSION, excerpt};
 use crate::scenario::Scenario;
 use crate::shell;
-use crate::subject::{Awaited, Subject, SubjectCall, SubjectError, SubjectFactory, Support};
-use crate::world::FaultKind;
+use crate::subject::{Awaited, Subject, SubjectCall, SubjectError, SubjectFactory, SubjectFault, Support};
+use crate::world::FaultSpec;
+use crate::world::fault::Needs;
 use async_trait::async_trait;
 use callproof_executor::app::catalog;
 use callproof_executor::lines::{self, LineError};
@@ -166,30 +167,28 @@ impl SubjectFactory for ProcessFactory {
     }
 
     async fn support(&self, scenario: &Scenario) -> Support {
-        let faults: Vec<&FaultKind> =
-            scenario.steps.iter().flat_map(|step| step.faults()).map(|fault| &fault.kind).collect();
-        if faults.iter().any(|kind| kind.on_subject()) {
-            return Support::Skip(
-                "store_outage needs control over the executor's idempotency store, which an executor process \
-                 does not offer through the protocol"
-                    .to_owned(),
-            );
+        let faults: Vec<&FaultSpec> = scenario.steps.iter().flat_map(|step| step.faults()).collect();
+        if let Some(fault) = faults.iter().find(|fault| fault.kind.needs() == Needs::StoreControl) {
+            return Support::Skip(format!(
+                "{} needs control over the executor's idempotency store, which an executor process does not offer \
+                 through the protocol",
+                fault.kind.name()
+            ));
         }
         let Ok(capabilities) = self.probe().await else { return Support::Full };
-        let missing: Vec<String> = scenario
+        let missing: Vec<&str> = scenario
             .steps
             .iter()
-            .filter_map(|step| match step {
-                crate::scenario::Step::Submit(call) | crate::scenario::Step::Burst { call, .. } => call.tool.clone(),
-                _ => None,
-            })
-            .filter(|tool| catalog().iter().any(|entry| &entry.spec.name == tool))
-            .filter(|tool| !capabilities.tools.contains(tool))
+            .filter_map(|step| step.tool())
+            .filter(|tool| catalog().iter().any(|entry| entry.spec.name == *tool))
+            .filter(|tool| !capabilities.tools.iter().any(|known| known == tool))
             .collect();
         if let Some(tool) = missing.first() {
             return Support::Skip(format!("the executor does not implement `{tool}` (see its capabilities)"));
         }
-        if faults.iter().any(|kind| kind.crashes()) && !capabilities.has(crate::protocol::DURABLE_STORE) {
+        if faults.iter().any(|fault| fault.kind.needs() == Needs::DurableStore)
+            && !capabilities.has(crate::protocol::DURABLE_STORE)
+        {
             return Support::ExpectFailure(
                 "the executor's idempotency store does not survive a restart (its capabilities declare no \
                  durable_store), so a crash can lose a record"
@@ -215,11 +214,19 @@ impl Subject for ProcessSubject {
         instance.execute(call, self.options.answer_margin).await
     }
 
-    async fn restart(&self) -> Result<(), SubjectError> {
-        let mut current = self.instance.lock().await;
-        current.kill().await;
-        let (instance, _) = Instance::spawn(&self.argv, &self.options, &self.hello).await?;
-        *current = Arc::new(instance);
+    async fn inject(&self, fault: SubjectFault, on: bool) -> Result<(), SubjectError> {
+        match (fault, on) {
+            (SubjectFault::Kill, true) => self.instance.lock().await.kill().await,
+            // Restarted with the same command and session, so a durable store carries its records over.
+            (SubjectFault::Kill, false) => {
+                let mut current = self.instance.lock().await;
+                let (instance, _) = Instance::spawn(&self.argv, &self.options, &self.hello).await?;
+                *current = Arc::new(instance);
+            }
+            (SubjectFault::StoreOutage, _) => {
+                return Err(SubjectError::Unsupported(format!("an executor process offers no control for a {fault}")));
+            }
+        }
         Ok(())
     }
 

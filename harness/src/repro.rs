@@ -150,7 +150,7 @@ fn draw_step(out: &mut String, repro: &Repro, step: usize, calls: &[&CallRecord]
     let first = calls[0];
     let business = first.business_request_id.as_deref().map(|id| format!(", {id}")).unwrap_or_default();
     let count = if calls.len() > 1 { format!(" ×{}", calls.len()) } else { String::new() };
-    let header = if first.action == "corpus" {
+    let header = if first.action == crate::scenario::StepKind::Corpus {
         format!("step {} corpus: {} malformed calls", step + 1, calls.len())
     } else {
         format!(
@@ -167,7 +167,7 @@ fn draw_step(out: &mut String, repro: &Repro, step: usize, calls: &[&CallRecord]
     for exchange in repro.transcript.exchanges.iter().filter(mine) {
         draw_exchange(out, exchange, &repro.transcript, keys);
     }
-    if first.action == "corpus" {
+    if first.action == crate::scenario::StepKind::Corpus {
         let mut codes: BTreeMap<String, usize> = BTreeMap::new();
         for call in calls {
             let code = call.error().map_or("ok".to_owned(), |error| error.wire_code.clone());

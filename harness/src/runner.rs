@@ -1,17 +1,18 @@
 //! Replaying one scenario: a fresh world, a fresh subject, the steps in order, the transcript.
 //!
 //! Rule enforced here: the runner only drives and records; it never judges (that is the checks' job). Faults
-//! a step arms are disarmed when the step ends. After the last step the runner waits until every delayed
+//! a step arms are disarmed when the step ends, and what each did (how many requests it applied to) goes into
+//! the transcript. After the last step the runner waits until every delayed
 //! answer and slow commit is over, so the ledger it hands to the checks is final. The world is reached over
 //! loopback HTTP (wiremock) or, for fast exploration under paused time, directly in-process; the world, its
 //! faults and its ledger are the same either way.
 
 use crate::corpus::Corpus;
 use crate::mock::MockDownstream;
-use crate::scenario::{AuthFixture, IdentityState, Scenario, Step};
-use crate::subject::{Subject, SubjectCall, SubjectError, SubjectFactory};
+use crate::scenario::{AuthFixture, CallSpec, IdentityState, Scenario, Step, StepKind};
+use crate::subject::{Subject, SubjectCall, SubjectError, SubjectFactory, SubjectFault};
 use crate::transcript::{Answer, CallRecord, Operation, Transcript};
-use crate::world::{Behaviour, World, endpoint_of};
+use crate::world::{Behaviour, FaultGuard, FaultLog, World, endpoint_of};
 use callproof_executor::app::{CatalogEntry, catalog};
 use callproof_executor::canonical::{canonical_json, sha256_hex};
 use callproof_executor::clock::{Clock, SystemClock, TokioWallClock};
@@ -60,7 +61,7 @@ struct Op {
 /// One call ready to submit.
 struct Planned {
     step: usize,
-    action: &'static str,
+    action: StepKind,
     op: usize,
     call: ToolCall,
     auth_name: String,
@@ -85,6 +86,14 @@ pub struct Session<'a> {
     op_ids: BTreeMap<String, usize>,
     /// The business identity of each operation, parallel to `operations`.
     identities: Vec<String>,
+    /// What each fault armed so far did.
+    faults: Vec<FaultLog>,
+}
+
+/// The faults one step armed: on the world (until their guards disarm them) and on the subject.
+struct StepFaults {
+    world: Vec<FaultGuard>,
+    subject: Vec<(SubjectFault, FaultLog)>,
 }
 
 impl Runner {
@@ -164,18 +173,24 @@ impl Runner {
             operations: Vec::new(),
             op_ids: BTreeMap::new(),
             identities: Vec::new(),
+            faults: Vec::new(),
         })
     }
 
-    fn arguments_of(&self, spec: &crate::scenario::CallSpec) -> (String, Arguments) {
-        if let Some(case) = spec.corpus.as_deref().and_then(|name| self.corpus.case(name)) {
-            return (spec.tool.clone().unwrap_or_else(|| case.tool.clone()), Arguments::Raw(case.text()));
+    /// The tool and arguments of a call. A scenario names a tool or a corpus case (checked at load); a case
+    /// can still be missing from a corpus other than the shipped one.
+    fn arguments_of(&self, spec: &CallSpec) -> Result<(String, Arguments), SubjectError> {
+        if let Some(name) = &spec.corpus {
+            let case = self.corpus.case(name).ok_or_else(|| {
+                SubjectError::Unsupported(format!("the corpus in use has no case `{name}` (the scenario names it)"))
+            })?;
+            return Ok((spec.tool.clone().unwrap_or_else(|| case.tool.clone()), Arguments::Raw(case.text())));
         }
         let tool = spec.tool.clone().unwrap_or_default();
-        match (&spec.arguments, &spec.arguments_json) {
+        Ok(match (&spec.arguments, &spec.arguments_json) {
             (Some(text), _) => (tool, Arguments::Raw(text.clone())),
             (None, json) => (tool, Arguments::Value(serde_json::to_value(json).unwrap_or_default())),
-        }
+        })
     }
 
     /// The endpoint a tool's main request goes to, e.g. `POST /refunds`.
@@ -229,13 +244,65 @@ impl Session<'_> {
     /// # Errors
     /// [`SubjectError`] when the subject cannot be restarted after a kill, or refuses a subject fault.
     pub async fn step(&mut self, step_index: usize) -> Result<(), SubjectError> {
+        let step = &self.scenario.steps[step_index];
+        let planned = self.plan(step_index).await?;
+        let tool = planned.first().map_or("", |planned| planned.call.name.as_str());
+        let armed = self.arm(step_index, step, tool).await?;
+        let first = self.calls.len();
+        let answered = futures::future::join_all(
+            planned.into_iter().enumerate().map(|(offset, planned)| self.call(planned, first + offset)),
+        )
+        .await;
+        let killed = answered.iter().any(|record| record.answer == Answer::Killed);
+        for record in answered {
+            self.operations[record.op].calls.push(record.index);
+            self.calls.push(record);
+        }
+        self.disarm(armed).await?;
+        if killed {
+            self.subject.inject(SubjectFault::Kill, true).await?;
+            self.subject.inject(SubjectFault::Kill, false).await?;
+        }
+        Ok(())
+    }
+
+    /// Arms the step's faults: subject faults on the subject, the others on the world (on `tool`'s main
+    /// request unless they name an endpoint).
+    async fn arm(&self, step_index: usize, step: &Step, tool: &str) -> Result<StepFaults, SubjectError> {
+        let mut armed = StepFaults { world: Vec::new(), subject: Vec::new() };
+        for fault in step.faults().iter().filter(|fault| fault.kind.on_subject().is_some()) {
+            let Some(on_subject) = fault.kind.on_subject() else { continue };
+            self.subject.inject(on_subject, true).await?;
+            let log = FaultLog { step: step_index, spec: fault.clone(), endpoint: "subject".to_owned(), fired: 1 };
+            armed.subject.push((on_subject, log));
+        }
+        for fault in step.faults().iter().filter(|fault| fault.kind.on_subject().is_none()) {
+            let endpoint = fault.on.clone().unwrap_or_else(|| self.runner.main_endpoint(tool));
+            armed.world.push(self.world.arm(fault.clone(), endpoint, step_index));
+        }
+        Ok(armed)
+    }
+
+    /// Disarms what [`Session::arm`] armed and keeps what each fault did.
+    async fn disarm(&mut self, armed: StepFaults) -> Result<(), SubjectError> {
+        let world: Vec<FaultLog> = armed.world.into_iter().map(FaultGuard::disarm).collect();
+        for (on_subject, _) in &armed.subject {
+            self.subject.inject(*on_subject, false).await?;
+        }
+        // In arming order: subject faults were armed first.
+        self.faults.extend(armed.subject.into_iter().map(|(_, log)| log).chain(world));
+        Ok(())
+    }
+
+    /// The calls step `step_index` makes, with the operations they belong to.
+    async fn plan(&mut self, step_index: usize) -> Result<Vec<Planned>, SubjectError> {
         let runner = self.runner;
         let step = &self.scenario.steps[step_index];
-        let default_call_id = format!("call_{}", step_index + 1);
-        let planned: Vec<Planned> = match step {
+        let (action, default_call_id) = (step.kind(), format!("call_{}", step_index + 1));
+        Ok(match step {
             Step::Submit(spec) | Step::Burst { call: spec, .. } => {
                 let count = if let Step::Burst { count, .. } = step { *count } else { 1 };
-                let (tool, arguments) = runner.arguments_of(spec);
+                let (tool, arguments) = runner.arguments_of(spec)?;
                 let call = ToolCall { call_id: spec.call_id.clone().unwrap_or(default_call_id), name: tool, arguments };
                 let op = Op {
                     business: 0,
@@ -249,22 +316,18 @@ impl Session<'_> {
                 if let Some(id) = &spec.id {
                     self.op_ids.insert(id.clone(), op_index);
                 }
-                (0..count).map(|_| planned(step_index, step.action(), &self.ops[op_index], None)).collect()
+                (0..count).map(|_| planned(step_index, action, &self.ops[op_index], None)).collect()
             }
             Step::Retry(follow) => {
-                let op_index = self.op_ids[&follow.of];
-                let op = &mut self.ops[op_index];
+                let op = &mut self.ops[self.op_ids[&follow.of]];
                 op.attempt += 1;
                 op.call.call_id = follow.call_id.clone().unwrap_or(default_call_id);
                 if let Some(budget) = follow.budget_ms {
                     op.budget_ms = budget;
                 }
-                vec![planned(step_index, step.action(), op, None)]
+                vec![planned(step_index, action, op, None)]
             }
-            Step::Duplicate(follow) => {
-                let op_index = self.op_ids[&follow.of];
-                vec![planned(step_index, step.action(), &self.ops[op_index], None)]
-            }
+            Step::Duplicate(follow) => vec![planned(step_index, action, &self.ops[self.op_ids[&follow.of]], None)],
             Step::Changed(changed) => {
                 let op_index = self.op_ids[&changed.of];
                 let op = &mut self.ops[op_index];
@@ -277,70 +340,33 @@ impl Session<'_> {
                 // Without a business request id, other arguments are another business operation.
                 let changed_op = op.clone();
                 self.ops[op_index].business = self.business_of(&changed_op, None);
-                vec![planned(step_index, step.action(), &self.ops[op_index], None)]
+                vec![planned(step_index, action, &self.ops[op_index], None)]
             }
             Step::Wait { ms } => {
                 tokio::time::sleep(Duration::from_millis(*ms)).await;
                 Vec::new()
             }
-            Step::Corpus(spec) => {
-                let cases =
-                    runner.corpus.cases.iter().filter(|case| spec.only.is_empty() || spec.only.contains(&case.name));
-                let mut planned_cases = Vec::new();
-                for case in cases {
-                    let call = ToolCall {
-                        call_id: format!("call_{}_{}", step_index + 1, case.name),
-                        name: case.tool.clone(),
-                        arguments: Arguments::Raw(case.text()),
-                    };
-                    let op = Op {
-                        business: 0,
-                        call,
-                        auth: spec.auth.clone(),
-                        business_request_id: None,
-                        attempt: 1,
-                        budget_ms: 3000,
-                    };
-                    let op_index = self.new_op(op, Some(format!("corpus:{}", case.name)));
-                    planned_cases.push(planned(
-                        step_index,
-                        step.action(),
-                        &self.ops[op_index],
-                        Some(case.name.clone()),
-                    ));
-                }
-                planned_cases
-            }
-        };
+            Step::Corpus(spec) => self.plan_corpus(step_index, &spec.auth, &spec.only),
+        })
+    }
 
-        let tool_of_step = planned.first().map(|planned| planned.call.name.clone());
-        let outage = step.faults().iter().any(|fault| fault.kind.on_subject());
-        if outage {
-            self.subject.store_outage(true).await?;
+    /// One call per corpus case (or per case of `only`), each its own operation.
+    fn plan_corpus(&mut self, step_index: usize, auth: &str, only: &[String]) -> Vec<Planned> {
+        let runner = self.runner;
+        let cases = runner.corpus.cases.iter().filter(|case| only.is_empty() || only.contains(&case.name));
+        let mut planned_cases = Vec::new();
+        for case in cases {
+            let call = ToolCall {
+                call_id: format!("call_{}_{}", step_index + 1, case.name),
+                name: case.tool.clone(),
+                arguments: Arguments::Raw(case.text()),
+            };
+            let op =
+                Op { business: 0, call, auth: auth.to_owned(), business_request_id: None, attempt: 1, budget_ms: 3000 };
+            let op_index = self.new_op(op, Some(format!("corpus:{}", case.name)));
+            planned_cases.push(planned(step_index, StepKind::Corpus, &self.ops[op_index], Some(case.name.clone())));
         }
-        for fault in step.faults().iter().filter(|fault| !fault.kind.on_subject()) {
-            let endpoint =
-                fault.on.clone().unwrap_or_else(|| runner.main_endpoint(tool_of_step.as_deref().unwrap_or("")));
-            self.world.arm(fault.clone(), endpoint, step_index);
-        }
-        let first = self.calls.len();
-        let answered = futures::future::join_all(
-            planned.into_iter().enumerate().map(|(offset, planned)| self.call(planned, first + offset)),
-        )
-        .await;
-        let killed = answered.iter().any(|record| record.answer == Answer::Killed);
-        for record in answered {
-            self.operations[record.op].calls.push(record.index);
-            self.calls.push(record);
-        }
-        self.world.disarm_all();
-        if outage {
-            self.subject.store_outage(false).await?;
-        }
-        if killed {
-            self.subject.restart().await?;
-        }
-        Ok(())
+        planned_cases
     }
 
     /// Adds a call template and returns its index; its business operation is found or created by identity.
@@ -389,6 +415,7 @@ impl Session<'_> {
             operations: self.operations.clone(),
             exchanges: Transcript::attribute(&self.calls, self.world.requests()),
             ledger: self.world.ledger(),
+            faults: self.faults.clone(),
             records,
             records_read_at_ms: self.clock.wall_ms(),
         }
@@ -419,19 +446,18 @@ impl Session<'_> {
             budget,
         };
         let mut kills = world.kills();
-        let kills_before = *kills.borrow();
-        let answer_kills_before = world.answer_kills();
+        let before = *kills.borrow();
         let started_ms = world.now_ms();
         let first_request = world.request_count();
         let answer = tokio::select! {
             answered = tokio::time::timeout(budget + HARD_MARGIN, self.subject.execute(submitted)) => match answered {
-                // A kill_before_answer fault fired: the subject dies as its answer arrives, unseen.
-                Ok(Ok(_)) if world.answer_kills() > answer_kills_before => Answer::Killed,
+                // A kill fault fired for the moment the answer arrives: the subject dies before it is seen.
+                Ok(Ok(_)) if world.kills().borrow().before_answer > before.before_answer => Answer::Killed,
                 Ok(Ok(envelope)) => Answer::read(envelope),
                 Ok(Err(error)) => Answer::Broken(error.to_string()),
                 Err(_) => Answer::NoAnswer,
             },
-            _ = kills.wait_for(|kills| *kills > kills_before) => Answer::Killed,
+            _ = kills.wait_for(|kills| kills.in_flight > before.in_flight) => Answer::Killed,
         };
         CallRecord {
             index,
@@ -460,7 +486,7 @@ impl Session<'_> {
     }
 }
 
-fn planned(step: usize, action: &'static str, op: &Op, corpus_case: Option<String>) -> Planned {
+fn planned(step: usize, action: StepKind, op: &Op, corpus_case: Option<String>) -> Planned {
     Planned {
         step,
         action,

@@ -174,25 +174,45 @@ pub trait Subject: Send + Sync {
         None
     }
 
-    /// Brings the subject back after a kill fault (a process is restarted on the same store). An in-process
-    /// subject has nothing to restart: its calls were dropped and its store survived.
+    /// Switches a fault on the subject itself on (`true`) or off (`false`).
     ///
     /// # Errors
-    /// [`SubjectError`] when it cannot come back.
-    async fn restart(&self) -> Result<(), SubjectError> {
-        Ok(())
-    }
-
-    /// Makes the subject's idempotency store fail (`true`) or work again (`false`).
-    ///
-    /// # Errors
-    /// [`SubjectError`] when the subject offers no such control (out-of-process executors).
-    async fn store_outage(&self, _down: bool) -> Result<(), SubjectError> {
-        Err(SubjectError::Unsupported("this subject cannot make its store fail".to_owned()))
+    /// [`SubjectError`] when the subject offers no control for this fault, or cannot come back after it.
+    async fn inject(&self, fault: SubjectFault, on: bool) -> Result<(), SubjectError> {
+        match fault {
+            // An in-process subject killed mid-call has nothing to kill or restart: its calls were dropped and
+            // its store survived.
+            SubjectFault::Kill => Ok(()),
+            SubjectFault::StoreOutage if !on => Ok(()),
+            SubjectFault::StoreOutage => {
+                Err(SubjectError::Unsupported(format!("this subject cannot make its store fail ({fault})")))
+            }
+        }
     }
 
     /// Stops the subject.
     async fn stop(&self) {}
+}
+
+/// A fault that acts on the subject itself rather than on a downstream request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SubjectFault {
+    /// The subject's idempotency store fails every operation while the fault is on.
+    StoreOutage,
+    /// The subject is killed (on) and brought back on the same store (off). A process gets SIGKILL and is
+    /// restarted with the same session; an in-process subject's calls in flight were dropped and its store
+    /// survives, so there is nothing to do.
+    Kill,
+}
+
+impl std::fmt::Display for SubjectFault {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.write_str(match self {
+            SubjectFault::StoreOutage => "store outage",
+            SubjectFault::Kill => "kill",
+        })
+    }
 }
 
 /// Whether a subject can be judged on a scenario.
@@ -322,8 +342,11 @@ impl Subject for InProcessSubject {
         Ok(self.executor.execute(call.into_request()).await.to_json())
     }
 
-    async fn store_outage(&self, down: bool) -> Result<(), SubjectError> {
-        self.outage.store(down, Ordering::Release);
+    async fn inject(&self, fault: SubjectFault, on: bool) -> Result<(), SubjectError> {
+        match fault {
+            SubjectFault::StoreOutage => self.outage.store(on, Ordering::Release),
+            SubjectFault::Kill => {}
+        }
         Ok(())
     }
 

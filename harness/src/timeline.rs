@@ -106,7 +106,7 @@ fn is_duplicate_answer(call: &CallRecord) -> bool {
 fn step_answers(calls: &[&CallRecord], keys: &mut Keys) -> Vec<(String, String)> {
     let answers: Vec<(String, String)> =
         calls.iter().map(|call| (call.corpus_case.clone().unwrap_or_default(), answer_text(call, keys))).collect();
-    if calls.first().is_none_or(|first| first.action != "burst") {
+    if calls.first().is_none_or(|first| first.action != crate::scenario::StepKind::Burst) {
         return answers;
     }
     let duplicates = calls.iter().filter(|call| is_duplicate_answer(call)).count();
@@ -204,7 +204,7 @@ pub fn marked_text(transcript: &Transcript, marks: &[Mark]) -> String {
             first.business_request_id.as_deref().map(|id| format!(", business request {id}")).unwrap_or_default(),
             if calls.len() > 1 { format!(" ×{}", calls.len()) } else { String::new() },
         );
-        if calls.len() == 1 || first.action == "burst" {
+        if calls.len() == 1 || first.action == crate::scenario::StepKind::Burst {
             let _ = writeln!(out, "  arguments {}", arguments_text(&first.arguments));
         }
         let mut exchanges: Vec<&Exchange> = transcript
@@ -214,7 +214,7 @@ pub fn marked_text(transcript: &Transcript, marks: &[Mark]) -> String {
             .collect();
         // The answers are labelled before the requests: keys are numbered in that order.
         let answers = step_answers(&calls, &mut keys);
-        if first.action == "burst" {
+        if first.action == crate::scenario::StepKind::Burst {
             exchanges.sort_by(|a, b| (&a.record.method, &a.record.path).cmp(&(&b.record.method, &b.record.path)));
         }
         for exchange in exchanges {

@@ -7,7 +7,9 @@
 //! answer is read once, when it arrives, into an [`EnvelopeView`] (or [`Answer::Malformed`]).
 
 use crate::envelope::{EnvelopeView, ErrorView, Malformed};
+use crate::scenario::StepKind;
 use crate::world::{Effect, Handling, RequestRecord};
+use crate::world::{FaultKind, FaultLog};
 use callproof_executor::idempotency::Record;
 use callproof_executor::{Approval, Arguments, ErrorCode};
 use serde::Serialize;
@@ -84,7 +86,7 @@ pub struct CallRecord {
     /// The 0-based step that made it.
     pub step: usize,
     /// The step's action.
-    pub action: &'static str,
+    pub action: StepKind,
     /// The business operation (index into `Transcript::operations`).
     pub op: usize,
     /// The model's call id.
@@ -192,12 +194,17 @@ pub struct Exchange {
 impl Exchange {
     /// The name of the fault that fired on this request, if any.
     pub fn fault(&self) -> Option<&str> {
-        self.record.fault.as_ref().map(|(_, name)| name.as_str())
+        self.fault_kind().map(FaultKind::name)
+    }
+
+    /// The kind (with its parameters) of the fault that fired on this request, if any.
+    pub fn fault_kind(&self) -> Option<&FaultKind> {
+        self.record.fault.as_ref().map(|fired| &fired.kind)
     }
 
     /// The step that armed the fault that fired on this request, if any.
     pub fn fault_step(&self) -> Option<usize> {
-        self.record.fault.as_ref().map(|(step, _)| *step)
+        self.record.fault.as_ref().map(|fired| fired.step)
     }
 
     /// The ledger index of the effect this request committed, if it committed one.
@@ -240,6 +247,8 @@ pub struct Transcript {
     pub exchanges: Vec<Exchange>,
     /// Committed effects.
     pub ledger: Vec<Effect>,
+    /// Every fault the steps armed, with how many requests each applied to.
+    pub faults: Vec<FaultLog>,
     /// Idempotency records at the end, if the subject lets us look.
     pub records: Option<Vec<Record>>,
     /// When the records were read (Unix ms), for lease checks.

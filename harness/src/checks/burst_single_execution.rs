@@ -26,7 +26,7 @@ fn run(context: &Context<'_>) -> Outcome {
     let mut judgement = Judgement::new();
     for (op, operation) in context.side_effecting_operations() {
         let mut bursts: BTreeMap<usize, Vec<&CallRecord>> = BTreeMap::new();
-        for call in context.calls_of(operation).filter(|call| call.action == "burst") {
+        for call in context.calls_of(operation).filter(|call| call.action == crate::scenario::StepKind::Burst) {
             bursts.entry(call.step).or_default().push(call);
         }
         for calls in bursts.values().filter(|calls| calls.len() > 1) {
@@ -77,7 +77,7 @@ mod tests {
     fn one_execution_with_waiting_and_replaying_duplicates_passes() {
         history(
             "burst refund_order -> ok result={\"refund_id\":\"rf_1\"}
-             request POST /refunds -> committed fault=hold_until
+             request POST /refunds -> committed fault=hold_until,count=2
              and -> operation_in_progress retry_after_ms=100
              and -> ok replayed result={\"refund_id\":\"rf_1\"}",
         )

@@ -23,7 +23,7 @@ pub(super) const CHECK: Check = Check {
 
 fn run(context: &Context<'_>) -> Outcome {
     let mut judgement = Judgement::new();
-    for call in context.transcript.calls.iter().filter(|call| call.action == "changed") {
+    for call in context.transcript.calls.iter().filter(|call| call.action == crate::scenario::StepKind::Changed) {
         let operation = &context.transcript.operations[call.op];
         if !context.has_side_effect(&operation.tool) {
             continue;

@@ -33,13 +33,19 @@ fn run(context: &Context<'_>) -> Outcome {
             judgement.fail(format!("step {}: {}", call.step + 1, mismatches.join("; ")), context.evidence(call));
         }
     }
-    for (name, expected) in &context.scenario.expect_ledger {
+    // A fault that never fired means the step's story did not happen: whatever else held proves nothing.
+    for unfired in context.transcript.faults.iter().filter_map(crate::world::FaultLog::never_fired) {
         judgement.judged();
+        judgement.fail(unfired, context.transcript.lines());
+    }
+    for (kind, expected) in &context.scenario.expect_ledger {
+        judgement.judged();
+        let name = kind.name();
         let mut ids: Vec<&str> = context
             .transcript
             .ledger
             .iter()
-            .filter(|effect| effect.kind.name() == name)
+            .filter(|effect| effect.kind == *kind)
             .map(|effect| effect.effect_id.as_str())
             .collect();
         ids.sort_unstable();
@@ -72,7 +78,7 @@ fn mismatches(expect: &Expect, envelope: &EnvelopeView) -> Vec<String> {
     }
     if let Some(resolution) = &expect.resolution {
         let got = error.and_then(|error| error.resolution).map(|resolution| wire(Some(resolution)));
-        pinned.push(("error.resolution".to_owned(), resolution.as_str().into(), text(got)));
+        pinned.push(("error.resolution".to_owned(), wire(Some(resolution)).into(), text(got)));
     }
     if let Some(replayed) = expect.replayed {
         pinned.push(("meta.replayed".to_owned(), replayed.into(), flag(envelope.meta().replayed)));
@@ -100,8 +106,12 @@ mod tests {
 
     const PINNED: &str = r#"
         description = "d"
+        [auth.alice]
+        subject_id = "u_alice"
+        tenant_id = "t_acme"
         [[step]]
         action = "submit"
+        id = "x"
         tool = "refund_order"
         auth = "alice"
         arguments = "{}"
@@ -150,7 +160,7 @@ mod tests {
     fn each_mismatched_field_is_reported_once() {
         let expect = Expect {
             ok: Some(false),
-            code: Some("timeout_unknown".into()),
+            code: Some(callproof_executor::ErrorCode::TimeoutUnknown),
             retryable: Some(false),
             ..Expect::default()
         };
@@ -165,6 +175,15 @@ mod tests {
                 "error.retryable: expected false, got true"
             ]
         );
+    }
+
+    #[test]
+    fn a_fault_that_never_fired_fails_naming_it() {
+        use crate::world::{FaultKind, FaultLog, fault::CommitThenDrop};
+        let mut run = history("submit refund_order -> ok; request POST /refunds -> committed");
+        let spec = FaultKind::CommitThenDrop(CommitThenDrop {}).into();
+        run.faults = vec![FaultLog { step: 2, spec, endpoint: "POST /refunds".to_owned(), fired: 0 }];
+        run.fails(&CHECK, "step 3: fault `commit_then_drop` on `POST /refunds` never fired");
     }
 
     #[test]

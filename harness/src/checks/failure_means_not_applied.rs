@@ -50,7 +50,7 @@ mod tests {
 
     #[test]
     fn a_timeout_after_the_commit_reported_as_not_started_fails() {
-        history("submit refund_order -> timeout_not_started; request POST /refunds -> committed fault=commit_then_delay")
+        history("submit refund_order -> timeout_not_started; request POST /refunds -> committed fault=commit_then_delay,ms=4000")
             .fails(&CHECK, "timeout_not_started says nothing was applied, but request #0 committed an effect");
     }
 

@@ -84,7 +84,7 @@ mod tests {
         history(
             "submit refund_order -> timeout_not_started reason=deadline_elapsed
              request GET /orders/ord_1 -> 200
-             request POST /refunds -> committed fault=commit_then_delay",
+             request POST /refunds -> committed fault=commit_then_delay,ms=4000",
         )
         .fails(&CHECK, "timeout_not_started says nothing was sent, but the downstream saw request #1 (POST /refunds)");
     }

@@ -29,7 +29,7 @@ fn run(context: &Context<'_>) -> Outcome {
             .transcript
             .exchanges_of_call(call.index)
             .filter(|exchange| exchange.record.status == Some(429))
-            .find_map(|exchange| retry_after_ms(context, exchange));
+            .find_map(retry_after_ms);
         match (told, said) {
             (None, _) => judgement.fail("rate_limited without details.retry_after_ms", context.evidence(call)),
             (Some(told), Some(said)) if told != said => judgement.fail(
@@ -43,11 +43,11 @@ fn run(context: &Context<'_>) -> Outcome {
 }
 
 /// The Retry-After (in ms) of the `rate_limit` fault that answered `exchange`, if one did.
-fn retry_after_ms(context: &Context<'_>, exchange: &Exchange) -> Option<u64> {
-    context.scenario.steps.get(exchange.fault_step()?)?.faults().iter().find_map(|fault| match fault.kind {
-        FaultKind::RateLimit { retry_after } => Some(retry_after * 1000),
+fn retry_after_ms(exchange: &Exchange) -> Option<u64> {
+    match exchange.fault_kind()? {
+        FaultKind::RateLimit(rate_limit) => Some(rate_limit.retry_after * 1000),
         _ => None,
-    })
+    }
 }
 
 #[cfg(test)]
@@ -55,27 +55,15 @@ mod tests {
     use super::super::testing::history;
     use super::*;
 
-    const RATE_LIMITED: &str = r#"
-        description = "d"
-        [[step]]
-        action = "submit"
-        tool = "refund_order"
-        auth = "alice"
-        arguments = "{}"
-        faults = [{ kind = "rate_limit", retry_after = 2 }]
-    "#;
-
     #[test]
     fn the_downstreams_retry_after_passes() {
-        history("submit refund_order -> rate_limited retry_after_ms=2000; request POST /refunds -> 429 fault=rate_limit")
-            .with_scenario(RATE_LIMITED)
+        history("submit refund_order -> rate_limited retry_after_ms=2000; request POST /refunds -> 429 fault=rate_limit,retry_after=2")
             .passes(&CHECK);
     }
 
     #[test]
     fn another_wait_than_the_downstreams_fails() {
-        history("submit refund_order -> rate_limited retry_after_ms=1000; request POST /refunds -> 429 fault=rate_limit")
-            .with_scenario(RATE_LIMITED)
+        history("submit refund_order -> rate_limited retry_after_ms=1000; request POST /refunds -> 429 fault=rate_limit,retry_after=2")
             .fails(&CHECK, "the downstream said Retry-After 2000 ms, the envelope says 1000 ms");
     }
 

@@ -20,13 +20,14 @@
 //! `retryable=` or `resolution=` to lie about the table), `killed`, `no-answer`, `broken` or `garbage` (not an
 //! envelope), each optionally with `rid=ID|none` and `key=KEY` for the envelope's meta. Requests answer
 //! `committed`, `deduplicated`, `abandoned`, a status or `dropped`, with `key=`, `fault=`, `deadline=`, `rid=`,
-//! `reply=`, `effect=`, `owner=`, `tenant=`, `call=N` or `stray`.
+//! `reply=`, `effect=`, `owner=`, `tenant=`, `call=N` or `stray`. A fault is its kind and its parameters, comma
+//! separated: `fault=commit_then_drop`, `fault=rate_limit,retry_after=2`.
 
 use super::{Check, Context, Outcome, Violation};
 use crate::corpus::Corpus;
-use crate::scenario::Scenario;
+use crate::scenario::{Scenario, StepKind};
 use crate::transcript::{Answer, CallRecord, Exchange, Operation, Transcript};
-use crate::world::{Effect, EffectKind, Handling, RequestRecord, endpoint_of};
+use crate::world::{Effect, EffectKind, FaultKind, FaultLog, Fired, Handling, RequestRecord, endpoint_of};
 use callproof_executor::app::{CatalogEntry, catalog};
 use callproof_executor::idempotency::Record;
 use callproof_executor::{Arguments, ErrorCode};
@@ -41,6 +42,8 @@ pub(crate) struct History {
     ledger: Vec<Effect>,
     records: Option<Vec<Record>>,
     records_read_at_ms: u64,
+    /// What each armed fault did (none by default).
+    pub(crate) faults: Vec<FaultLog>,
     scenario: Option<String>,
     steps: usize,
 }
@@ -54,6 +57,7 @@ pub(crate) fn history(script: &str) -> History {
         ledger: Vec::new(),
         records: None,
         records_read_at_ms: 0,
+        faults: Vec::new(),
         scenario: None,
         steps: 0,
     };
@@ -87,6 +91,14 @@ fn caller(name: &str) -> (&'static str, &'static str, &'static [&'static str]) {
 }
 
 /// Arguments each tool's schema accepts.
+/// `name[,param=value...]` as the fault kind it names.
+fn fault_kind(text: &str) -> FaultKind {
+    let mut parts = text.split(',');
+    let name = parts.next().unwrap_or_default();
+    let table = std::iter::once(format!("kind = \"{name}\"")).chain(parts.map(|part| part.replacen('=', " = ", 1)));
+    toml::from_str(&table.collect::<Vec<_>>().join("\n")).unwrap_or_else(|error| panic!("fault `{text}`: {error}"))
+}
+
 fn default_arguments(tool: &str) -> Value {
     match tool {
         "refund_order" => json!({"order_id": "ord_1", "amount": 100, "reason": "duplicate"}),
@@ -111,24 +123,24 @@ impl History {
                     tool: (*tool).to_owned(),
                     calls: Vec::new(),
                 });
-                let action = if action == "burst" {
-                    "burst"
-                } else if action == "corpus" {
-                    "corpus"
-                } else {
-                    "submit"
+                let action = match action {
+                    "burst" => StepKind::Burst,
+                    "corpus" => StepKind::Corpus,
+                    _ => StepKind::Submit,
                 };
                 (action, self.operations.len() - 1, self.steps, (*tool).to_owned(), 1)
             }
             ("and", None, Some(last)) => (last.action, last.op, last.step, last.tool.clone(), last.attempt),
             ("retry" | "changed", None, Some(last)) => (
-                if action == "retry" { "retry" } else { "changed" },
+                if action == "retry" { StepKind::Retry } else { StepKind::Changed },
                 last.op,
                 self.steps,
                 last.tool.clone(),
                 last.attempt + 1,
             ),
-            ("duplicate", None, Some(last)) => ("duplicate", last.op, self.steps, last.tool.clone(), last.attempt),
+            ("duplicate", None, Some(last)) => {
+                (StepKind::Duplicate, last.op, self.steps, last.tool.clone(), last.attempt)
+            }
             _ => panic!("`{action} {words:?}`: submit, burst and corpus name a tool; the others follow a call"),
         };
         if step == self.steps {
@@ -138,7 +150,7 @@ impl History {
         let (tenant, subject, roles) = caller(auth);
         let arguments = match attribute(words, "args") {
             Some(text) => Arguments::Raw(text.to_owned()),
-            None if action == "changed" => {
+            None if action == StepKind::Changed => {
                 Arguments::Value(json!({"order_id": "ord_1", "amount": 7, "reason": "changed"}))
             }
             None => Arguments::Value(default_arguments(&tool)),
@@ -224,7 +236,8 @@ impl History {
             subject_id: owner.map(|call| call.subject_id.clone()),
             side_effect,
             status_query: *method == "GET" && query.contains("idempotency_key="),
-            fault: attribute(outcome, "fault").map(|fault| (owner.map_or(0, |call| call.step), fault.to_owned())),
+            fault: attribute(outcome, "fault")
+                .map(|fault| Fired { step: owner.map_or(0, |call| call.step), kind: fault_kind(fault) }),
             handling,
             status,
             reply: attribute(outcome, "reply").unwrap_or("{}").to_owned(),
@@ -298,6 +311,7 @@ impl History {
             operations: self.operations.clone(),
             exchanges: self.exchanges.clone(),
             ledger: self.ledger.clone(),
+            faults: self.faults.clone(),
             records: self.records.clone(),
             records_read_at_ms: self.records_read_at_ms,
         }
@@ -420,7 +434,7 @@ mod tests {
         )
         .transcript();
         let steps: Vec<(usize, &str, usize)> =
-            transcript.calls.iter().map(|call| (call.step, call.action, call.op)).collect();
+            transcript.calls.iter().map(|call| (call.step, call.action.name(), call.op)).collect();
         assert_eq!(steps, [(0, "submit", 0), (1, "retry", 0), (2, "burst", 1), (2, "burst", 1)]);
         assert_eq!(transcript.exchanges[0].call, Some(0));
         assert_eq!(transcript.exchanges[0].record.request_id.as_deref(), Some("req_0"));

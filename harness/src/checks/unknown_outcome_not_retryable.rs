@@ -56,7 +56,7 @@ mod tests {
 
     #[test]
     fn a_late_answer_reported_as_not_started_fails() {
-        history("submit refund_order -> timeout_not_started; request POST /refunds -> committed fault=commit_then_delay")
+        history("submit refund_order -> timeout_not_started; request POST /refunds -> committed fault=commit_then_delay,ms=4000")
             .fails(&CHECK, "the call answered timeout_not_started retryable=true");
     }
 
@@ -72,6 +72,6 @@ mod tests {
     #[test]
     fn no_lost_answer_or_an_ok_despite_the_fault_skips() {
         history("submit refund_order -> dependency_unavailable; request POST /refunds -> 503").skips(&CHECK);
-        history("submit refund_order -> ok; request POST /refunds -> committed fault=commit_then_delay").skips(&CHECK);
+        history("submit refund_order -> ok; request POST /refunds -> committed fault=commit_then_delay,ms=4000").skips(&CHECK);
     }
 }

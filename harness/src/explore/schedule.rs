@@ -456,9 +456,8 @@ mod tests {
         for _ in 0..200 {
             let moves = schedule(12).new_tree(&mut runner).expect("tree").current();
             let text = to_toml(&moves, "generated");
-            let scenario = Scenario::parse(&text).unwrap_or_else(|error| panic!("{error}\n{text}"));
-            if !scenario.steps.is_empty() {
-                assert!(scenario.validate().is_ok(), "{text}");
+            if let Err(error) = Scenario::parse(&text) {
+                assert!(error.to_string().contains("at least one"), "{error}\n{text}");
             }
         }
     }

@@ -1,32 +1,38 @@
 //! Scenario files: one behaviour per TOML file, as data.
 //!
-//! Rule enforced here: every table refuses unknown fields, and every error names the file, the line and the
-//! field (toml reports the span; steps and faults are parsed in two passes so their errors keep the span of
-//! their own table). References between steps are checked before anything runs.
+//! Rule enforced here: parse, don't validate. The only ways to get a [`Scenario`] are parsing a file and
+//! checking a [`Draft`], and both check everything before anything runs: every table refuses unknown fields,
+//! references between steps resolve, names (auth contexts, tools, corpus cases, fault endpoints, effect kinds,
+//! error codes) are known. Every error names the file, the line and what is wrong, with the valid choices.
 
+mod auth;
 mod discover;
+mod expect;
 mod step;
+mod validate;
 
+pub use auth::{ApprovalFixture, AuthFixture, IdentityState};
 pub use discover::LoadErrors;
-pub use step::{CallSpec, ChangedSpec, CorpusSpec, Expect, FollowUp, Step};
+pub use expect::Expect;
+pub use step::{CallSpec, ChangedSpec, CorpusSpec, FollowUp, Step, StepKind};
+pub use validate::Invalid;
 
-use crate::world::Fixtures;
-use callproof_executor::tool::Risk;
-use serde::Deserialize;
+use crate::world::{EffectKind, Fixtures};
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-/// A scenario file.
-#[derive(Debug, Clone, Deserialize)]
+/// The content of a scenario file, not yet checked; `S` is the step type (read as raw tables first).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Scenario {
+pub struct Draft<S = Step> {
     /// What behaviour this scenario pins, in one or two sentences.
     pub description: String,
     /// Where the behaviour comes from (e.g. `seed §10 case 4`).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seed_ref: Option<String>,
     /// The downstream's behaviour.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "DownstreamSetup::is_default")]
     pub downstream: DownstreamSetup,
     /// Orders and accounts.
     #[serde(default)]
@@ -35,21 +41,93 @@ pub struct Scenario {
     #[serde(default)]
     pub auth: BTreeMap<String, AuthFixture>,
     /// The steps, in order.
-    #[serde(rename = "step", default)]
-    pub steps: Vec<Step>,
-    /// Exact counts of distinct committed effects at the end (`refunds`, `emails`, `deletions`, `preferences`).
-    #[serde(default)]
-    pub expect_ledger: BTreeMap<String, usize>,
+    #[serde(rename = "step", default = "Vec::new")]
+    pub steps: Vec<S>,
+    /// Exact counts of distinct committed effects at the end, per kind.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty", with = "effect_counts")]
+    pub expect_ledger: BTreeMap<EffectKind, usize>,
+}
+
+impl<S> Default for Draft<S> {
+    fn default() -> Draft<S> {
+        Draft {
+            description: String::new(),
+            seed_ref: None,
+            downstream: DownstreamSetup::default(),
+            fixtures: Fixtures::default(),
+            auth: BTreeMap::new(),
+            steps: Vec::new(),
+            expect_ledger: BTreeMap::new(),
+        }
+    }
+}
+
+impl<S> Draft<S> {
+    fn with_steps<T>(self, steps: Vec<T>) -> Draft<T> {
+        let Draft { description, seed_ref, downstream, fixtures, auth, expect_ledger, steps: _ } = self;
+        Draft { description, seed_ref, downstream, fixtures, auth, steps, expect_ledger }
+    }
+}
+
+/// `[expect_ledger]` keys are the effect kinds' names (`refunds`, `emails`, ...).
+mod effect_counts {
+    use crate::world::EffectKind;
+    use serde::{Deserialize, Deserializer, Serializer};
+    use std::collections::BTreeMap;
+
+    pub(super) fn serialize<S: Serializer>(
+        counts: &BTreeMap<EffectKind, usize>,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serializer.collect_map(counts.iter().map(|(kind, count)| (kind.name(), count)))
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<BTreeMap<EffectKind, usize>, D::Error> {
+        BTreeMap::<String, usize>::deserialize(deserializer)?
+            .into_iter()
+            .map(|(name, count)| match EffectKind::from_name(&name) {
+                Some(kind) => Ok((kind, count)),
+                None => Err(serde::de::Error::custom(format!(
+                    "unknown effect `{name}` (one of: {})",
+                    EffectKind::ALL.map(EffectKind::name).join(", ")
+                ))),
+            })
+            .collect()
+    }
+}
+
+/// A checked scenario: everything in it resolves, so replaying it cannot fail on a name. Read its content
+/// through [`Draft`]'s fields.
+#[derive(Debug, Clone)]
+pub struct Scenario {
+    draft: Draft,
+    /// The line each step starts at, when it was read from text.
+    lines: Vec<usize>,
     /// Where it was loaded from.
-    #[serde(skip)]
     pub path: PathBuf,
     /// Its name: the path below the scenarios folder, without `.toml` (e.g. `idempotency/duplicate_refund`).
-    #[serde(skip)]
     pub name: String,
 }
 
+impl std::ops::Deref for Scenario {
+    type Target = Draft;
+
+    fn deref(&self) -> &Draft {
+        &self.draft
+    }
+}
+
+impl Serialize for Scenario {
+    /// The scenario file's text, as TOML reads it back.
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.draft.serialize(serializer)
+    }
+}
+
 /// The downstream's behaviour.
-#[derive(Debug, Clone, Copy, Default, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DownstreamSetup {
     /// Deduplicate side effects by `Idempotency-Key`. Default false, so executor bugs show.
@@ -57,75 +135,47 @@ pub struct DownstreamSetup {
     pub honours_idempotency_key: bool,
 }
 
-/// The state of the caller's identity.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum IdentityState {
-    /// Valid, not expiring.
-    #[default]
-    Valid,
-    /// Rejected by the authentication layer.
-    Invalid,
-    /// Expired a second ago.
-    Expired,
+impl DownstreamSetup {
+    fn is_default(&self) -> bool {
+        *self == DownstreamSetup::default()
+    }
 }
 
-/// A trusted auth context.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct AuthFixture {
-    /// The subject.
-    pub subject_id: String,
-    /// The tenant.
-    pub tenant_id: String,
-    /// Scopes.
-    #[serde(default)]
-    pub scopes: Vec<String>,
-    /// Roles.
-    #[serde(default)]
-    pub roles: Vec<String>,
-    /// Identity state.
-    #[serde(default)]
-    pub identity: IdentityState,
-    /// Tool allow-list, if the token carries one.
-    #[serde(default)]
-    pub allowed_tools: Option<Vec<String>>,
-    /// An approval the user gave.
-    #[serde(default)]
-    pub approval: Option<ApprovalFixture>,
+/// Why scenario text is not a scenario, and where.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ParseError {
+    /// toml's own report (syntax, an unknown field, a wrong type or name): it shows the line and the column.
+    #[error("{report}")]
+    Toml {
+        /// The line, from 1, when toml knows it.
+        line: Option<usize>,
+        /// toml's report.
+        report: String,
+    },
+    /// A step that does not fit, or does not fit the rest of the scenario.
+    #[error("line {line} (the [[step]] starting there): {message}")]
+    Step {
+        /// The line the step's table starts at, from 1.
+        line: usize,
+        /// The step, from 0.
+        step: usize,
+        /// What is wrong.
+        message: String,
+    },
+    /// Something about the scenario as a whole.
+    #[error("{0}")]
+    Scenario(String),
 }
 
-/// An approval, bound to exact arguments; fields default to the auth context's own.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ApprovalFixture {
-    /// Approval id.
-    #[serde(default = "default_approval_id")]
-    pub id: String,
-    /// The approved tool.
-    pub tool: String,
-    /// The approved arguments (JSON text; the harness hashes its canonical form).
-    pub arguments: String,
-    /// The approved risk (default: the tool's risk in the catalog).
-    #[serde(default)]
-    pub risk: Option<Risk>,
-    /// The approved subject (default: the context's).
-    #[serde(default)]
-    pub subject_id: Option<String>,
-    /// The approved tenant (default: the context's).
-    #[serde(default)]
-    pub tenant_id: Option<String>,
-    /// Milliseconds from the start of the scenario until it expires; negative means already expired.
-    #[serde(default = "default_approval_ttl")]
-    pub expires_in_ms: i64,
-}
-
-fn default_approval_id() -> String {
-    "appr_1".to_owned()
-}
-
-fn default_approval_ttl() -> i64 {
-    600_000
+impl ParseError {
+    /// The line it is at, from 1, when it is at one.
+    pub fn line(&self) -> Option<usize> {
+        match self {
+            ParseError::Toml { line, .. } => *line,
+            ParseError::Step { line, .. } => Some(*line),
+            ParseError::Scenario(_) => None,
+        }
+    }
 }
 
 /// A scenario that cannot be used, and why.
@@ -139,23 +189,13 @@ pub enum ScenarioError {
         /// Why.
         source: std::io::Error,
     },
-    /// The TOML does not fit the format (the message names the line and the field).
-    #[error("{path}: {message}")]
-    Format {
+    /// The text is not a scenario.
+    #[error("{path}: {source}")]
+    Parse {
         /// The file.
         path: String,
-        /// toml's report, with line, column and field.
-        message: String,
-    },
-    /// A reference or value is wrong.
-    #[error("{path}: step {step}: {message}")]
-    Invalid {
-        /// The file.
-        path: String,
-        /// The 1-based step number.
-        step: usize,
-        /// What is wrong.
-        message: String,
+        /// What is wrong, and where.
+        source: ParseError,
     },
 }
 
@@ -163,87 +203,67 @@ impl Scenario {
     /// Loads and checks a scenario file. `root` is the scenarios folder the name is taken relative to.
     ///
     /// # Errors
-    /// [`ScenarioError`] naming the file and, for format errors, the line and the field.
+    /// [`ScenarioError`] naming the file, the line and what is wrong.
     pub fn load(path: &Path, root: &Path) -> Result<Scenario, ScenarioError> {
         let shown = path.display().to_string();
         let text = std::fs::read_to_string(path).map_err(|source| ScenarioError::Io { path: shown.clone(), source })?;
-        let mut scenario =
-            Scenario::parse(&text).map_err(|message| ScenarioError::Format { path: shown.clone(), message })?;
+        let mut scenario = Scenario::parse(&text).map_err(|source| ScenarioError::Parse { path: shown, source })?;
         scenario.path = path.to_owned();
         scenario.name = path.strip_prefix(root).unwrap_or(path).with_extension("").to_string_lossy().replace('\\', "/");
-        scenario.validate().map_err(|(step, message)| ScenarioError::Invalid { path: shown, step, message })?;
         Ok(scenario)
     }
 
-    /// Parses scenario text.
+    /// Parses and checks scenario text.
     ///
     /// # Errors
-    /// toml's report, naming line, column and field.
-    pub fn parse(text: &str) -> Result<Scenario, String> {
-        toml::from_str(text).map_err(|error| {
-            let message = error.message();
-            let located = message.find(step::AT.0).and_then(|start| {
-                let rest = &message[start + step::AT.0.len()..];
-                let (offset, rest) = rest.split_once(step::AT.1)?;
-                let offset: usize = offset.parse().ok()?;
-                let line = text.get(..offset)?.matches('\n').count() + 1;
-                Some(format!("line {line} (the [[step]] starting there): {rest}"))
-            });
-            located.unwrap_or_else(|| error.to_string().trim_end().to_owned())
-        })
+    /// [`ParseError`] naming the line and what is wrong.
+    pub fn parse(text: &str) -> Result<Scenario, ParseError> {
+        let line_of = |offset: usize| text.get(..offset).map_or(1, |before| before.matches('\n').count() + 1);
+        let file: Draft<toml::Spanned<toml::Table>> = toml::from_str(text).map_err(|error| ParseError::Toml {
+            line: error.span().map(|span| line_of(span.start)),
+            report: error.to_string().trim_end().to_owned(),
+        })?;
+        let lines: Vec<usize> = file.steps.iter().map(|step| line_of(step.span().start)).collect();
+        let tables: Vec<toml::Table> = file.steps.iter().map(|step| step.get_ref().clone()).collect();
+        let at = |step: usize, message: String| ParseError::Step { line: lines[step], step, message };
+        let steps = tables
+            .into_iter()
+            .enumerate()
+            .map(|(index, table)| Step::from_table(table).map_err(|message| at(index, message)))
+            .collect::<Result<Vec<Step>, ParseError>>()?;
+        let draft = file.with_steps(steps);
+        match validate::validate(&draft) {
+            Ok(()) => Ok(Scenario { draft, lines, path: PathBuf::new(), name: String::new() }),
+            Err(Invalid { step: Some(step), message }) => Err(at(step, message)),
+            Err(Invalid { step: None, message }) => Err(ParseError::Scenario(message)),
+        }
     }
 
-    /// Checks references between steps, auth names, codes and ledger names. Returns (step number, message).
-    pub(crate) fn validate(&self) -> Result<(), (usize, String)> {
-        if self.steps.is_empty() {
-            return Err((0, "a scenario needs at least one [[step]]".to_owned()));
-        }
-        for (name, count) in &self.expect_ledger {
-            if !["refunds", "emails", "deletions", "preferences"].contains(&name.as_str()) {
-                return Err((
-                    0,
-                    format!(
-                        "expect_ledger: unknown effect `{name}` (refunds, emails, deletions, preferences); count {count}"
-                    ),
-                ));
-            }
-        }
-        let mut ids: Vec<&str> = Vec::new();
-        for (index, step) in self.steps.iter().enumerate() {
-            let number = index + 1;
-            let fail = |message: String| Err((number, message));
-            if let Some(auth) = step.auth_name()
-                && !self.auth.contains_key(auth)
-            {
-                return fail(format!("auth `{auth}` is not defined in [auth]"));
-            }
-            if let Some(of) = step.of()
-                && !ids.contains(&of)
-            {
-                return fail(format!("`of = \"{of}\"` names no earlier step id (known: {})", ids.join(", ")));
-            }
-            if let Some(expect) = step.expect() {
-                expect.validate().map_err(|message| (number, message))?;
-            }
-            if let Step::Submit(call) | Step::Burst { call, .. } = step {
-                let sources = [call.arguments.is_some(), call.arguments_json.is_some(), call.corpus.is_some()];
-                if sources.iter().filter(|given| **given).count() != 1 {
-                    return fail("give exactly one of `arguments`, `arguments_json` or `corpus`".to_owned());
-                }
-                if let Some(id) = &call.id {
-                    if ids.contains(&id.as_str()) {
-                        return fail(format!("step id `{id}` is used twice"));
-                    }
-                    ids.push(id);
-                }
-            }
-            if let Step::Changed(changed) = step
-                && changed.arguments.is_none() == changed.arguments_json.is_none()
-            {
-                return fail("`changed` needs exactly one of `arguments` or `arguments_json`".to_owned());
-            }
-        }
-        Ok(())
+    /// Checks a scenario built in code (exploration builds them); `name` is what reports call it.
+    ///
+    /// # Errors
+    /// [`Invalid`]: what is wrong, and at which step.
+    pub fn new(draft: Draft, name: &str) -> Result<Scenario, Invalid> {
+        validate::validate(&draft)?;
+        Ok(Scenario { draft, lines: Vec::new(), path: PathBuf::new(), name: name.to_owned() })
+    }
+
+    /// The content, to change and check again.
+    pub fn draft(&self) -> &Draft {
+        &self.draft
+    }
+
+    /// The line step `step` (0-based) starts at, when the scenario was read from text.
+    pub fn line_of(&self, step: usize) -> Option<usize> {
+        self.lines.get(step).copied()
+    }
+
+    /// The scenario as a file's text.
+    ///
+    /// # Errors
+    /// toml's, when a value has no TOML form.
+    pub fn to_toml(&self) -> Result<String, toml::ser::Error> {
+        toml::to_string(&self.draft)
     }
 }
 
@@ -264,40 +284,77 @@ auth = "alice"
 arguments = '{"location":"Paris","units":null}'
 "#;
 
+    fn error(text: &str) -> ParseError {
+        Scenario::parse(text).expect_err("refused")
+    }
+
     #[test]
     fn a_minimal_scenario_parses() {
         let scenario = Scenario::parse(MINIMAL).expect("parse");
         assert_eq!(scenario.steps.len(), 1);
-        assert!(scenario.validate().is_ok());
+        assert_eq!(scenario.line_of(0), Some(6));
     }
 
     #[test]
     fn an_unknown_field_names_the_field_and_the_line() {
-        let text = MINIMAL.replace("auth = \"alice\"\n", "auth = \"alice\"\nbudget = 5\n");
-        let error = Scenario::parse(&text).expect_err("unknown field");
+        let error = error(&MINIMAL.replace("auth = \"alice\"\n", "auth = \"alice\"\nbudget = 5\n")).to_string();
         assert!(error.contains("budget"), "{error}");
         assert!(error.starts_with("line 6 "), "{error}");
     }
 
     #[test]
     fn a_top_level_typo_is_refused() {
-        let error = Scenario::parse(&format!("descripton = \"x\"\n{MINIMAL}")).expect_err("typo");
-        assert!(error.contains("descripton"), "{error}");
+        let error = error(&format!("descripton = \"x\"\n{MINIMAL}"));
+        assert!(error.to_string().contains("descripton"), "{error}");
+        assert_eq!(error.line(), Some(1));
     }
 
     #[test]
-    fn references_must_point_backwards() {
-        let text = format!("{MINIMAL}\n[[step]]\naction = \"retry\"\nof = \"frist\"\n");
+    fn references_must_point_backwards_and_name_their_line() {
+        let error = error(&format!("{MINIMAL}\n[[step]]\naction = \"retry\"\nof = \"frist\"\n"));
+        assert!(matches!(error, ParseError::Step { line: 13, step: 1, .. }), "{error:?}");
+        assert!(error.to_string().contains("frist"), "{error}");
+    }
+
+    #[test]
+    fn semantic_errors_keep_the_line_and_list_the_choices() {
+        let cases = [
+            (MINIMAL.replace("auth = \"alice\"\narguments", "auth = \"alcie\"\narguments"), "defined: alice", Some(6)),
+            (format!("{MINIMAL}[expect_ledger]\nemail = 1\n"), "refunds, emails, deletions, preferences", Some(12)),
+            (
+                MINIMAL.replace("arguments = '{\"location\":\"Paris\",\"units\":null}'", "corpus = \"trailing_coma\""),
+                "one of:",
+                Some(6),
+            ),
+            (MINIMAL.replace("tool = \"get_weather\"\n", ""), "get_weather", Some(6)),
+            (
+                format!("{MINIMAL}faults = [{{ kind = \"commit_then_drop\", on = \"POST /refund\" }}]\n"),
+                "POST /refunds",
+                Some(6),
+            ),
+            (format!("{MINIMAL}faults = [{{ kind = \"commit_then_drop\", nht = 2 }}]\n"), "nht", Some(6)),
+            (
+                MINIMAL.replace("action = \"submit\"", "action = \"burst\"\ncount = 2") + "expect = { ok = true }\n",
+                "not allowed on a burst",
+                Some(6),
+            ),
+        ];
+        for (text, choices, line) in cases {
+            let error = error(&text);
+            assert!(error.to_string().contains(choices), "{error}");
+            assert_eq!(error.line(), line, "{error}");
+        }
+    }
+
+    #[test]
+    fn a_scenario_is_written_as_text_that_reads_back_the_same() {
+        let text = format!(
+            "{MINIMAL}faults = [{{ kind = \"slow_before_commit\", ms = 900, on = \"GET /weather\", times = 0 }}]\n\
+             expect = {{ ok = false, code = \"timeout_unknown\" }}\n[[step]]\naction = \"retry\"\nof = \"first\"\n\
+             [expect_ledger]\nrefunds = 0\n"
+        );
         let scenario = Scenario::parse(&text).expect("parse");
-        let (step, message) = scenario.validate().expect_err("bad reference");
-        assert_eq!(step, 2);
-        assert!(message.contains("frist"), "{message}");
-    }
-
-    #[test]
-    fn undefined_auth_is_refused() {
-        let scenario = Scenario::parse(&MINIMAL.replace("auth = \"alice\"\narguments", "auth = \"bob\"\narguments"))
-            .expect("parse");
-        assert!(scenario.validate().expect_err("auth").1.contains("bob"));
+        let written = scenario.to_toml().expect("write");
+        assert_eq!(Scenario::parse(&written).expect("reparse").draft(), scenario.draft(), "{written}");
     }
 }

@@ -1,50 +1,87 @@
 //! Scenario steps: submit, retry, duplicate, burst, changed, wait, corpus.
 //!
-//! Rule enforced here: a step's `action` picks its shape, and each shape refuses unknown fields. Steps are
-//! parsed in two passes (table, then shape) so that an error keeps the line of the step's own table.
+//! Rule enforced here: a step's `action` picks its shape ([`StepKind`] is the one list of actions), and each
+//! shape refuses unknown fields. A step is read from its own table, so its errors are reported at the line
+//! of that table, and written back as the same table.
 
+use super::expect::Expect;
 use crate::world::FaultSpec;
-use callproof_executor::ErrorCode;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
-/// Brackets the byte offset of a step inside an error message (see `Scenario::parse`).
-pub(crate) const AT: (&str, &str) = ("\u{1}step@", "\u{1}");
+macro_rules! step_kinds {
+    ($($name:ident => $Kind:ident: $doc:literal,)*) => {
+        /// What a step does: its `action`.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+        #[serde(rename_all = "snake_case")]
+        pub enum StepKind {
+            $(#[doc = $doc] $Kind,)*
+        }
+
+        impl StepKind {
+            /// Every action, in the order docs/scenarios.md lists them.
+            pub const ALL: &[StepKind] = &[$(StepKind::$Kind),*];
+
+            /// The action's name, as written in scenario files (its serde name).
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(StepKind::$Kind => stringify!($name),)*
+                }
+            }
+        }
+    };
+}
+
+step_kinds! {
+    submit => Submit: "A new business operation.",
+    retry => Retry: "The same business operation again, with a new call id and the next attempt number.",
+    duplicate => Duplicate: "An identical resubmission (same call id, same attempt).",
+    burst => Burst: "`count` identical calls at once.",
+    changed => Changed: "The same business request id with changed arguments.",
+    wait => Wait: "Let time pass.",
+    corpus => Corpus: "Every case of the malformed corpus, one call each.",
+}
+
+impl std::fmt::Display for StepKind {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.write_str(self.name())
+    }
+}
 
 /// A call the model makes.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CallSpec {
     /// Names the business operation, for later `retry`/`duplicate`/`changed` steps.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
     /// The tool name exactly as the model emits it (it may be wrong on purpose).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool: Option<String>,
-    /// Raw argument text, OpenAI style.
-    #[serde(default)]
-    pub arguments: Option<String>,
-    /// Parsed arguments, MCP style.
-    #[serde(default)]
-    pub arguments_json: Option<toml::Value>,
-    /// Take tool and raw arguments from this case of the malformed corpus.
-    #[serde(default)]
-    pub corpus: Option<String>,
     /// The auth context (a key of `[auth]`).
     pub auth: String,
     /// The caller's business request id.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub business_request_id: Option<String>,
     /// The model's call id (default `call_<step>`).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub call_id: Option<String>,
     /// Time budget (default 3000 ms).
     #[serde(default = "default_budget")]
     pub budget_ms: u64,
+    /// Raw argument text, OpenAI style.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arguments: Option<String>,
+    /// Parsed arguments, MCP style.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arguments_json: Option<toml::Value>,
+    /// Take tool and raw arguments from this case of the malformed corpus.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub corpus: Option<String>,
     /// Faults armed when the step starts.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub faults: Vec<FaultSpec>,
-    /// The envelope fields this step pins.
-    #[serde(default)]
+    /// The envelope fields this step pins (not on a burst).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expect: Option<Expect>,
 }
 
@@ -53,58 +90,58 @@ fn default_budget() -> u64 {
 }
 
 /// A later attempt of an earlier business operation.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FollowUp {
     /// The step id of the operation.
     pub of: String,
     /// A new call id (retry only; default `call_<step>`).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub call_id: Option<String>,
     /// Time budget (default: the operation's).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub budget_ms: Option<u64>,
     /// Faults armed when the step starts.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub faults: Vec<FaultSpec>,
     /// The envelope fields this step pins.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expect: Option<Expect>,
 }
 
 /// The same business request with different arguments.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ChangedSpec {
     /// The step id of the operation.
     pub of: String,
     /// The new raw arguments.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub arguments: Option<String>,
     /// The new parsed arguments.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub arguments_json: Option<toml::Value>,
     /// Faults armed when the step starts.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub faults: Vec<FaultSpec>,
     /// The envelope fields this step pins.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expect: Option<Expect>,
 }
 
 /// Every case of the malformed corpus, one call each.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CorpusSpec {
     /// The auth context.
     pub auth: String,
     /// Only these cases (default: all).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub only: Vec<String>,
 }
 
 /// One step.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Step {
     /// A new business operation.
     Submit(CallSpec),
@@ -131,16 +168,16 @@ pub enum Step {
 }
 
 impl Step {
-    /// The action name.
-    pub fn action(&self) -> &'static str {
+    /// What the step does.
+    pub fn kind(&self) -> StepKind {
         match self {
-            Step::Submit(_) => "submit",
-            Step::Retry(_) => "retry",
-            Step::Duplicate(_) => "duplicate",
-            Step::Burst { .. } => "burst",
-            Step::Changed(_) => "changed",
-            Step::Wait { .. } => "wait",
-            Step::Corpus(_) => "corpus",
+            Step::Submit(_) => StepKind::Submit,
+            Step::Retry(_) => StepKind::Retry,
+            Step::Duplicate(_) => StepKind::Duplicate,
+            Step::Burst { .. } => StepKind::Burst,
+            Step::Changed(_) => StepKind::Changed,
+            Step::Wait { .. } => StepKind::Wait,
+            Step::Corpus(_) => StepKind::Corpus,
         }
     }
 
@@ -149,6 +186,14 @@ impl Step {
         match self {
             Step::Submit(call) | Step::Burst { call, .. } => Some(&call.auth),
             Step::Corpus(corpus) => Some(&corpus.auth),
+            _ => None,
+        }
+    }
+
+    /// The tool a new operation names, if the step starts one with an explicit tool.
+    pub fn tool(&self) -> Option<&str> {
+        match self {
+            Step::Submit(call) | Step::Burst { call, .. } => call.tool.as_deref(),
             _ => None,
         }
     }
@@ -162,13 +207,13 @@ impl Step {
         }
     }
 
-    /// The step's expectation.
+    /// The step's expectation, judged against each of its calls.
     pub fn expect(&self) -> Option<&Expect> {
         match self {
-            Step::Submit(call) => call.expect.as_ref(),
+            Step::Submit(call) | Step::Burst { call, .. } => call.expect.as_ref(),
             Step::Retry(follow) | Step::Duplicate(follow) => follow.expect.as_ref(),
             Step::Changed(changed) => changed.expect.as_ref(),
-            _ => None,
+            Step::Wait { .. } | Step::Corpus(_) => None,
         }
     }
 
@@ -181,49 +226,38 @@ impl Step {
             Step::Wait { .. } | Step::Corpus(_) => &[],
         }
     }
-}
 
-impl<'de> Deserialize<'de> for Step {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Step, D::Error> {
-        use serde::de::Error;
-        // toml reports errors inside an array of tables at the array's first header; keep this step's own
-        // offset in the message so `Scenario::parse` can name the right line.
-        let spanned = toml::Spanned::<toml::Table>::deserialize(deserializer)?;
-        let at = spanned.span().start;
-        let mut table = spanned.into_inner();
-        let located = |message: String| D::Error::custom(format!("{}{at}{}{message}", AT.0, AT.1));
-        let action = match table.remove("action") {
-            Some(toml::Value::String(action)) => action,
-            _ => {
-                return Err(located(
-                    "a step needs `action` = submit | retry | duplicate | burst | changed | wait | corpus".to_owned(),
-                ));
-            }
+    /// Reads a step from its table.
+    ///
+    /// # Errors
+    /// What does not fit, without a location (the caller knows where the table starts).
+    pub fn from_table(mut table: toml::Table) -> Result<Step, String> {
+        let Some(action) = table.remove("action") else {
+            return Err(format!("a step needs `action` = {}", names(" | ")));
         };
-        let shape = |error: toml::de::Error| located(format!("{action} step: {}", error.message()));
-        let count = if action == "burst" { table.remove("count") } else { None };
+        let kind = StepKind::deserialize(action).map_err(|_| format!("unknown action (one of: {})", names(", ")))?;
+        let count = if kind == StepKind::Burst { table.remove("count") } else { None };
         let rest = toml::Value::Table(table);
-        Ok(match action.as_str() {
-            "submit" => Step::Submit(CallSpec::deserialize(rest).map_err(shape)?),
-            "retry" => Step::Retry(FollowUp::deserialize(rest).map_err(shape)?),
-            "duplicate" => {
+        let shape = |error: toml::de::Error| format!("{kind} step: {}", error.message());
+        Ok(match kind {
+            StepKind::Submit => Step::Submit(CallSpec::deserialize(rest).map_err(shape)?),
+            StepKind::Retry => Step::Retry(FollowUp::deserialize(rest).map_err(shape)?),
+            StepKind::Duplicate => {
                 let follow = FollowUp::deserialize(rest).map_err(shape)?;
                 if follow.call_id.is_some() {
-                    return Err(D::Error::custom(
-                        "a duplicate is identical to its operation's last call: no `call_id`",
-                    ));
+                    return Err("a duplicate is identical to its operation's last call: no `call_id`".to_owned());
                 }
                 Step::Duplicate(follow)
             }
-            "burst" => {
+            StepKind::Burst => {
                 let count = match count {
                     Some(toml::Value::Integer(count)) if (2..=1000).contains(&count) => count as u32,
-                    _ => return Err(located("a burst needs `count` between 2 and 1000".to_owned())),
+                    _ => return Err("a burst needs `count` between 2 and 1000".to_owned()),
                 };
                 Step::Burst { call: CallSpec::deserialize(rest).map_err(shape)?, count }
             }
-            "changed" => Step::Changed(ChangedSpec::deserialize(rest).map_err(shape)?),
-            "wait" => {
+            StepKind::Changed => Step::Changed(ChangedSpec::deserialize(rest).map_err(shape)?),
+            StepKind::Wait => {
                 #[derive(Deserialize)]
                 #[serde(deny_unknown_fields)]
                 struct Wait {
@@ -231,51 +265,42 @@ impl<'de> Deserialize<'de> for Step {
                 }
                 Step::Wait { ms: Wait::deserialize(rest).map_err(shape)?.ms }
             }
-            "corpus" => Step::Corpus(CorpusSpec::deserialize(rest).map_err(shape)?),
-            other => {
-                return Err(located(format!(
-                    "unknown action `{other}` (submit, retry, duplicate, burst, changed, wait, corpus)"
-                )));
-            }
+            StepKind::Corpus => Step::Corpus(CorpusSpec::deserialize(rest).map_err(shape)?),
         })
     }
 }
 
-/// Envelope fields a step pins. Absent fields are not checked.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Expect {
-    /// `ok`.
-    #[serde(default)]
-    pub ok: Option<bool>,
-    /// `error.code`.
-    #[serde(default)]
-    pub code: Option<String>,
-    /// `error.retryable`.
-    #[serde(default)]
-    pub retryable: Option<bool>,
-    /// `error.resolution`.
-    #[serde(default)]
-    pub resolution: Option<String>,
-    /// `meta.replayed`.
-    #[serde(default)]
-    pub replayed: Option<bool>,
-    /// `meta.reconciled` (absent counts as false).
-    #[serde(default)]
-    pub reconciled: Option<bool>,
-    /// A subset of `error.details` that must match exactly.
-    #[serde(default)]
-    pub details: Option<toml::Table>,
+fn names(separator: &str) -> String {
+    StepKind::ALL.iter().map(|kind| kind.name()).collect::<Vec<_>>().join(separator)
 }
 
-impl Expect {
-    pub(crate) fn validate(&self) -> Result<(), String> {
-        if let Some(code) = &self.code
-            && ErrorCode::from_wire(code).is_none()
-        {
-            return Err(format!("expect.code `{code}` is not an error code"));
+impl Serialize for Step {
+    /// The table [`Step::from_table`] reads: `action`, then the shape's fields.
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Tagged<'a, T: Serialize> {
+            action: StepKind,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            count: Option<u32>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            ms: Option<u64>,
+            #[serde(flatten)]
+            fields: Option<&'a T>,
         }
-        Ok(())
+        fn tagged<'a, T: Serialize>(kind: StepKind, fields: &'a T) -> Tagged<'a, T> {
+            Tagged { action: kind, count: None, ms: None, fields: Some(fields) }
+        }
+        let kind = self.kind();
+        match self {
+            Step::Submit(call) => tagged(kind, call).serialize(serializer),
+            Step::Burst { call, count } => Tagged { count: Some(*count), ..tagged(kind, call) }.serialize(serializer),
+            Step::Retry(follow) | Step::Duplicate(follow) => tagged(kind, follow).serialize(serializer),
+            Step::Changed(changed) => tagged(kind, changed).serialize(serializer),
+            Step::Corpus(corpus) => tagged(kind, corpus).serialize(serializer),
+            Step::Wait { ms } => {
+                Tagged::<CorpusSpec> { action: kind, count: None, ms: Some(*ms), fields: None }.serialize(serializer)
+            }
+        }
     }
 }
 
@@ -283,24 +308,38 @@ impl Expect {
 mod tests {
     use super::*;
 
-    #[derive(Deserialize)]
-    struct Steps {
-        #[serde(rename = "step")]
-        _steps: Vec<Step>,
+    fn step(text: &str) -> Result<Step, String> {
+        Step::from_table(toml::from_str(text).expect("a table"))
     }
 
     #[test]
-    fn a_step_error_keeps_the_steps_own_offset() {
-        let text = "[[step]]\naction = \"wait\"\nms = 5\n\n[[step]]\naction = \"retry\"\nof = \"a\"\nbudget = 9\n";
-        let error = toml::from_str::<Steps>(text).err().expect("error").message().to_owned();
-        assert!(error.contains("budget"), "{error}");
-        assert!(error.contains(&format!("{}33{}", AT.0, AT.1)), "{error:?}");
+    fn every_action_is_named_once_and_read_by_its_name() {
+        for kind in StepKind::ALL {
+            let written = serde_json::to_value(kind).expect("json");
+            assert_eq!(written, serde_json::Value::String(kind.name().to_owned()));
+            assert_eq!(kind.to_string(), kind.name());
+        }
+        let error = step("action = \"sbumit\"").expect_err("unknown action");
+        assert!(error.contains("submit, retry, duplicate, burst, changed, wait, corpus"), "{error}");
     }
 
     #[test]
     fn a_burst_needs_a_count() {
-        let text = "[[step]]\naction = \"burst\"\ntool = \"x\"\nauth = \"a\"\narguments = '{}'\n";
-        let error = toml::from_str::<Steps>(text).err().expect("error").to_string();
+        let error = step("action = \"burst\"\ntool = \"x\"\nauth = \"a\"\narguments = '{}'\n").expect_err("error");
         assert!(error.contains("count"), "{error}");
+    }
+
+    #[test]
+    fn a_step_is_written_back_as_the_table_it_was_read_from() {
+        for text in [
+            "action = \"burst\"\ncount = 3\ntool = \"x\"\nauth = \"a\"\narguments = '{\"a\":1}'\nfaults = [{ kind = \"hold_until\", count = 3 }]\n",
+            "action = \"wait\"\nms = 5\n",
+            "action = \"retry\"\nof = \"a\"\nexpect = { ok = false, code = \"timeout_unknown\", resolution = \"reconcile\" }\n",
+            "action = \"corpus\"\nauth = \"a\"\nonly = [\"x\"]\n",
+        ] {
+            let read = step(text).expect("parse");
+            let written = toml::to_string(&read).expect("write");
+            assert_eq!(step(&written).expect("reparse"), read, "{written}");
+        }
     }
 }

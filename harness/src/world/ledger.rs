@@ -21,6 +21,15 @@ pub enum EffectKind {
 }
 
 impl EffectKind {
+    /// Every kind, in the order reports list them.
+    pub const ALL: [EffectKind; 4] =
+        [EffectKind::Refund, EffectKind::Email, EffectKind::Deletion, EffectKind::Preference];
+
+    /// The kind named `name` in a scenario file (`refunds`, ...).
+    pub fn from_name(name: &str) -> Option<EffectKind> {
+        EffectKind::ALL.into_iter().find(|kind| kind.name() == name)
+    }
+
     /// The name used in scenario files and reports.
     pub fn name(self) -> &'static str {
         match self {
@@ -96,8 +105,8 @@ pub struct RequestRecord {
     pub side_effect: bool,
     /// Whether it is a status query by key.
     pub status_query: bool,
-    /// The fault that fired on it, if any: (arming step, fault name).
-    pub fault: Option<(usize, String)>,
+    /// The fault that applied to it, if any, with its parameters.
+    pub fault: Option<super::Fired>,
     /// What the downstream did.
     pub handling: Handling,
     /// The status answered, or `None` when the connection was dropped.

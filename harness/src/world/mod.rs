@@ -1,23 +1,27 @@
 //! The downstream world: the services behind the conformance app, their state, faults and ledger.
 //!
-//! Rule enforced here: the world decides every answer in one synchronous step under one lock (state change,
-//! ledger entry, fault, delay), so the order of events is the order of arrival and nothing depends on which
-//! transport carried the request. By default it does NOT honour `Idempotency-Key` (every POST commits), so
-//! executor bugs show up as second effects; a scenario may turn deduplication on.
+//! Rule enforced here: the world decides every answer in one synchronous step under one lock (fault rules,
+//! state change, ledger entry, delay), so the order of events is the order of arrival and nothing depends on
+//! which transport carried the request. Deciding is two steps: route the request to the downstream (unless
+//! the fault that applies answers in its place), then apply the fault's verdict. By default the world does
+//! NOT honour `Idempotency-Key` (every POST commits), so executor bugs show up as second effects; a scenario
+//! may turn deduplication on.
 
-mod fault;
+mod downstream;
+pub mod fault;
 mod fixtures;
 mod ledger;
 
-pub use fault::{FaultKind, FaultSpec, INJECTION, LEAK_MARKERS};
+pub use fault::{FaultKind, FaultLog, FaultSpec, Fired, INJECTION, KillPoint, LEAK_MARKERS};
 pub use fixtures::{Account, Fixtures, Order};
 pub use ledger::{Effect, EffectKind, Handling, RequestRecord};
 
-use fault::Armed;
-use serde_json::{Value, json};
+use downstream::{State, is_side_effect, is_status_query};
+use fault::{After, Armed, Before, Outgoing, Request};
 use std::collections::BTreeMap;
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
+use tokio::sync::watch;
 use tokio::time::Instant;
 
 /// Longest body kept in a request record.
@@ -62,42 +66,65 @@ pub struct Behaviour {
     pub honours_idempotency_key: bool,
 }
 
+/// How many kills faults have asked for so far, per kill point: the one channel the runner watches.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Kills {
+    /// Kills of a call in flight (its request is never answered).
+    pub in_flight: u64,
+    /// Kills as the subject's answer arrives (the answer is never seen).
+    pub before_answer: u64,
+}
+
+impl Kills {
+    fn count(&mut self, point: KillPoint) {
+        match point {
+            KillPoint::InFlight => self.in_flight += 1,
+            KillPoint::BeforeAnswer => self.before_answer += 1,
+        }
+    }
+}
+
 /// The shared downstream world.
 #[derive(Debug)]
 pub struct World {
     origin: Instant,
     state: Mutex<State>,
-    kills: tokio::sync::watch::Sender<u64>,
-    answer_kills: std::sync::atomic::AtomicU64,
+    armed: Mutex<Faults>,
+    kills: watch::Sender<Kills>,
 }
 
-#[derive(Debug)]
-struct State {
-    behaviour: Behaviour,
-    orders: BTreeMap<String, Order>,
-    accounts: BTreeMap<String, Account>,
-    requests: Vec<RequestRecord>,
-    ledger: Vec<Effect>,
+/// The armed faults, in arming order, and the id the next one gets.
+#[derive(Debug, Default)]
+struct Faults {
     armed: Vec<Armed>,
-    /// Replies stored per (endpoint, key) for deduplication.
-    replies: BTreeMap<(String, String), (u16, Value)>,
-    /// Refusals per (endpoint, key), for status queries.
-    refusals: BTreeMap<(String, String), String>,
-    /// Release instant and requests gathered so far of each `hold_until` group, per armed fault.
-    holds: BTreeMap<usize, (Instant, u32)>,
-    /// When each effect becomes visible to status queries (slow commits are "pending" until then).
-    visible_at: BTreeMap<usize, Instant>,
-    /// The latest instant any delayed answer or slow commit completes.
-    busy_until: Instant,
     next_id: u64,
 }
 
-/// What a request resolves to before faults shape the answer.
-struct Routed {
-    status: u16,
-    body: Value,
-    effect: Option<Effect>,
-    dedup: Option<(u16, Value)>,
+/// A fault armed on the world. Disarming it tells how often it fired; dropping it disarms it too.
+#[must_use = "a fault stays armed only while its guard lives"]
+#[derive(Debug)]
+pub struct FaultGuard {
+    world: Arc<World>,
+    id: u64,
+}
+
+impl FaultGuard {
+    /// Disarms the fault; what it was armed on and how many requests it applied to.
+    pub fn disarm(mut self) -> FaultLog {
+        self.take().expect("a fault stays armed until its guard disarms it, and `disarm` takes the guard")
+    }
+
+    fn take(&mut self) -> Option<FaultLog> {
+        let mut faults = self.world.faults();
+        let position = faults.armed.iter().position(|armed| armed.id == self.id)?;
+        Some(faults.armed.remove(position).log)
+    }
+}
+
+impl Drop for FaultGuard {
+    fn drop(&mut self) {
+        let _ = self.take();
+    }
 }
 
 impl World {
@@ -106,26 +133,9 @@ impl World {
         let origin = Instant::now();
         World {
             origin,
-            kills: tokio::sync::watch::Sender::new(0),
-            answer_kills: std::sync::atomic::AtomicU64::new(0),
-            state: Mutex::new(State {
-                behaviour,
-                orders: fixtures.orders.iter().map(|order| (order.order_id.clone(), order.clone())).collect(),
-                accounts: fixtures
-                    .accounts
-                    .iter()
-                    .map(|account| (account.account_id.clone(), account.clone()))
-                    .collect(),
-                requests: Vec::new(),
-                ledger: Vec::new(),
-                armed: Vec::new(),
-                replies: BTreeMap::new(),
-                refusals: BTreeMap::new(),
-                holds: BTreeMap::new(),
-                visible_at: BTreeMap::new(),
-                busy_until: origin,
-                next_id: 1,
-            }),
+            kills: watch::Sender::new(Kills::default()),
+            armed: Mutex::new(Faults::default()),
+            state: Mutex::new(State::new(fixtures, behaviour.honours_idempotency_key, origin)),
         }
     }
 
@@ -133,29 +143,28 @@ impl World {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
+    fn faults(&self) -> std::sync::MutexGuard<'_, Faults> {
+        self.armed.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
     /// Milliseconds since the world started.
     pub fn now_ms(&self) -> u64 {
         self.origin.elapsed().as_millis() as u64
     }
 
-    /// Arms a fault for requests to `endpoint`, on behalf of scenario step `step`.
-    pub fn arm(&self, spec: FaultSpec, endpoint: String, step: usize) {
-        self.state().armed.push(Armed { spec, endpoint, step, seen: 0 });
+    /// Arms a fault for requests to `endpoint`, on behalf of scenario step `step` (0-based), until the guard
+    /// is disarmed or dropped.
+    pub fn arm(self: &Arc<World>, spec: FaultSpec, endpoint: String, step: usize) -> FaultGuard {
+        let mut faults = self.faults();
+        let id = faults.next_id;
+        faults.next_id += 1;
+        faults.armed.push(Armed::new(id, spec, endpoint, step));
+        FaultGuard { world: self.clone(), id }
     }
 
-    /// Disarms every fault armed so far.
-    pub fn disarm_all(&self) {
-        self.state().armed.clear();
-    }
-
-    /// Counts the kills faults have asked for; the runner watches it and kills the subject.
-    pub fn kills(&self) -> tokio::sync::watch::Receiver<u64> {
+    /// The kills faults have asked for; the runner watches it and kills the subject.
+    pub fn kills(&self) -> watch::Receiver<Kills> {
         self.kills.subscribe()
-    }
-
-    /// Counts the `kill_before_answer` faults that fired; an answer that arrives after one is never seen.
-    pub fn answer_kills(&self) -> u64 {
-        self.answer_kills.load(std::sync::atomic::Ordering::Acquire)
     }
 
     /// Every request so far.
@@ -178,292 +187,75 @@ impl World {
         self.state().busy_until
     }
 
-    /// Decides the answer to one request: state change, ledger entry, fault and delay, atomically.
+    /// Decides the answer to one request, atomically: the first armed fault that applies, the downstream's
+    /// decision (unless that fault answers in its place), then the fault's verdict on how the answer goes out.
     pub fn handle(&self, incoming: &Incoming) -> Reply {
         let now = Instant::now();
         let at_ms = now.saturating_duration_since(self.origin).as_millis() as u64;
-        let mut state = self.state();
-        let state = &mut *state;
         let endpoint = endpoint_of(&incoming.method, &incoming.path);
-        let index = state.requests.len();
-        let fault = state.armed.iter_mut().enumerate().find_map(|(armed_index, armed)| {
-            armed.fires_on(&endpoint).then(|| (armed_index, armed.step, armed.spec.kind.clone()))
-        });
-
-        let mut delay = Duration::ZERO;
-        let mut drop_connection = false;
-        let mut handling = Handling::NoEffect;
-        let (status, body) = match &fault {
-            Some((_, _, FaultKind::FailBeforeCommit { status })) => {
-                (*status, json!({"error": {"reason": "temporarily_unavailable"}}))
-            }
-            Some((_, _, FaultKind::RateLimit { .. })) => (429, json!({"error": {"reason": "rate_limited"}})),
-            Some((_, _, FaultKind::LeakBait)) => (500, leak_bait_body()),
-            Some((_, _, FaultKind::KillAfterClaim)) => (503, json!({"error": {"reason": "never_answered"}})),
-            Some((_, _, FaultKind::SlowBeforeCommit { ms })) if past_deadline(incoming, *ms) => {
-                delay = Duration::from_millis(*ms);
-                handling = Handling::AbandonedAtDeadline;
-                (503, json!({"error": {"reason": "deadline_exceeded"}}))
-            }
-            _ => {
-                let routed = state.route(incoming, &endpoint, at_ms, index);
-                match (routed.dedup, routed.effect) {
-                    (Some((status, body)), _) => {
-                        handling = Handling::Deduplicated;
-                        (status, body)
-                    }
-                    (None, Some(effect)) => {
-                        handling = Handling::Committed(state.ledger.len());
-                        if let Some(key) = &effect.key
-                            && state.behaviour.honours_idempotency_key
-                        {
-                            state.replies.insert((endpoint.clone(), key.clone()), (routed.status, routed.body.clone()));
-                        }
-                        state.ledger.push(effect);
-                        (routed.status, routed.body)
-                    }
-                    (None, None) => {
-                        if let (Some(key), 409 | 422 | 404) = (incoming.headers.get("idempotency-key"), routed.status)
-                            && is_side_effect(&incoming.method)
-                        {
-                            let reason = routed.body["error"]["reason"].as_str().unwrap_or("rejected").to_owned();
-                            state.refusals.insert((endpoint.clone(), key.clone()), reason);
-                        }
-                        (routed.status, routed.body)
-                    }
-                }
-            }
+        let request = Request { incoming, endpoint: &endpoint, now };
+        // One lock order everywhere: the faults, then the state.
+        let mut faults = self.faults();
+        let mut state = self.state();
+        let mut fault =
+            faults.armed.iter_mut().find_map(|armed| if armed.fires_on(&endpoint) { Some(armed) } else { None });
+        let mut answer = match fault.as_mut().map(|armed| armed.rule.before_commit(&request)) {
+            Some(Before::Answer(answer)) => answer,
+            Some(Before::Pass) | None => state.decide(incoming, &endpoint, at_ms),
         };
-
-        let mut body = body;
-        let mut headers = vec![("x-request-id".to_owned(), format!("dr_{index}"))];
-        match &fault {
-            Some((_, _, FaultKind::CommitThenDelay { ms })) => delay = Duration::from_millis(*ms),
-            Some((_, _, FaultKind::CommitThenDrop)) => drop_connection = true,
-            Some((_, _, FaultKind::KillBeforeAnswer)) => {
-                self.answer_kills.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
-            }
-            Some((_, _, kind)) if kind.kills() => {
-                delay = KILL_HOLD;
-                self.kills.send_modify(|kills| *kills += 1);
-            }
-            Some((_, _, FaultKind::RateLimit { retry_after })) => {
-                headers.push(("retry-after".to_owned(), retry_after.to_string()))
-            }
-            Some((_, _, FaultKind::SlowBeforeCommit { ms })) => {
-                delay = Duration::from_millis(*ms);
-                if let Handling::Committed(effect) = handling {
+        answer.headers.insert(0, ("x-request-id".to_owned(), format!("dr_{}", state.requests.len())));
+        let verdict = fault.as_mut().map_or(After::Pass, |armed| armed.rule.after_commit(&request, &mut answer));
+        let (delay, drop_connection) = match verdict {
+            After::Pass => (Duration::ZERO, false),
+            After::Delay(delay) => (delay, false),
+            After::Slow(delay) => {
+                if let Handling::Committed(effect) = answer.handling {
                     state.visible_at.insert(effect, now + delay);
                 }
+                (delay, false)
             }
-            Some((_, _, FaultKind::BadOutput)) if (200..300).contains(&status) => break_output(&endpoint, &mut body),
-            Some((_, _, FaultKind::InjectText { text })) if (200..300).contains(&status) => {
-                let text = text.clone().unwrap_or_else(|| INJECTION.to_owned());
-                for field in ["note", "summary"] {
-                    if body.get(field).is_some() {
-                        body[field] = Value::String(text.clone());
-                    }
-                }
+            After::Drop => (Duration::ZERO, true),
+            After::Kill(point) => {
+                self.kills.send_modify(|kills| kills.count(point));
+                (if point == KillPoint::InFlight { KILL_HOLD } else { Duration::ZERO }, false)
             }
-            Some((armed_index, _, FaultKind::HoldUntil { count, timeout_ms })) => {
-                let group = state.holds.entry(*armed_index).or_insert((now + Duration::from_millis(*timeout_ms), 0));
-                group.1 += 1;
-                // The first `count` requests are released together at the group's release instant, so they are
-                // all in flight at once; later ones are not held.
-                if group.1 <= *count {
-                    delay = group.0.saturating_duration_since(now);
-                }
-            }
-            _ => {}
-        }
+        };
         if delay < KILL_HOLD {
             state.busy_until = state.busy_until.max(now + delay);
         }
         if let Some(visible) = state.visible_at.values().max() {
             state.busy_until = state.busy_until.max(*visible);
         }
-
-        let bytes = serde_json::to_vec(&body).unwrap_or_default();
-        let query = incoming.query.iter().map(|(key, value)| format!("{key}={value}")).collect::<Vec<_>>().join("&");
-        state.requests.push(RequestRecord {
-            index,
-            at_ms,
-            endpoint: endpoint.clone(),
-            method: incoming.method.clone(),
-            path: if query.is_empty() { incoming.path.clone() } else { format!("{}?{query}", incoming.path) },
-            idempotency_key: incoming.headers.get("idempotency-key").cloned(),
-            deadline_ms: incoming.headers.get("x-deadline-ms").cloned(),
-            request_id: incoming.headers.get("x-request-id").cloned(),
-            tenant_id: incoming.headers.get("x-tenant-id").cloned(),
-            subject_id: incoming.headers.get("x-subject-id").cloned(),
-            side_effect: is_side_effect(&incoming.method),
-            status_query: is_status_query(&incoming.method, &incoming.query),
-            fault: fault.as_ref().map(|(_, step, kind)| (*step, kind.name().to_owned())),
-            handling,
-            status: (!drop_connection).then_some(status),
-            reply: String::from_utf8_lossy(&bytes).chars().take(MAX_REPLY_EVIDENCE).collect(),
-        });
-        Reply { status, headers, body: bytes, delay, drop_connection }
+        let bytes = answer.raw.take().unwrap_or_else(|| serde_json::to_vec(&answer.body).unwrap_or_default());
+        let record = record(incoming, endpoint.clone(), &answer, &bytes, drop_connection);
+        let fired = fault.map(|armed| armed.fired());
+        let index = state.requests.len();
+        state.requests.push(RequestRecord { index, at_ms, fault: fired, ..record });
+        Reply { status: answer.status, headers: answer.headers, body: bytes, delay, drop_connection }
     }
 }
 
-impl State {
-    fn next(&mut self, prefix: &str) -> String {
-        let id = format!("{prefix}_{}", self.next_id);
-        self.next_id += 1;
-        id
-    }
-
-    fn route(&mut self, incoming: &Incoming, endpoint: &str, at_ms: u64, index: usize) -> Routed {
-        let segments: Vec<&str> = incoming.path.trim_start_matches('/').split('/').collect();
-        let key = incoming.headers.get("idempotency-key").cloned();
-        let header = |name: &str| incoming.headers.get(name).cloned().unwrap_or_default();
-        let body: Value = serde_json::from_slice(&incoming.body).unwrap_or(Value::Null);
-        let answer = |status: u16, body: Value| Routed { status, body, effect: None, dedup: None };
-        if is_side_effect(&incoming.method)
-            && self.behaviour.honours_idempotency_key
-            && let Some(key) = &key
-            && let Some(stored) = self.replies.get(&(endpoint.to_owned(), key.clone()))
-        {
-            return Routed { status: stored.0, body: stored.1.clone(), effect: None, dedup: Some(stored.clone()) };
-        }
-        let effect = |kind: EffectKind,
-                      effect_id: String,
-                      tenant_id: String,
-                      owner_id: String,
-                      target: String,
-                      amount: Option<i64>| Effect {
-            kind,
-            effect_id,
-            request: index,
-            key: key.clone(),
-            tenant_id,
-            owner_id,
-            target,
-            amount,
-            committed_ms: at_ms,
-        };
-        match (incoming.method.as_str(), segments.as_slice()) {
-            ("GET", ["orders", id]) => match self.orders.get(*id) {
-                Some(order) => answer(200, json!(order)),
-                None => answer(404, json!({"error": {"reason": "not_found"}})),
-            },
-            ("GET", ["accounts", id]) => match self.accounts.get(*id) {
-                Some(account) => answer(
-                    200,
-                    json!({"account_id": account.account_id, "tenant_id": account.tenant_id, "owner_id": account.owner_id,
-                           "status": if account.closed { "closed" } else { "open" }}),
-                ),
-                None => answer(404, json!({"error": {"reason": "not_found"}})),
-            },
-            ("GET", ["weather"]) => {
-                let query =
-                    |name: &str| incoming.query.iter().find(|(key, _)| key == name).map(|(_, value)| value.clone());
-                let units = query("units").filter(|units| !units.is_empty()).unwrap_or_else(|| "celsius".to_owned());
-                answer(
-                    200,
-                    json!({"location": query("location").unwrap_or_default(), "temperature": 21.5, "units": units, "summary": "clear sky"}),
-                )
-            }
-            ("POST", ["refunds"]) => {
-                let order_id = body["order_id"].as_str().unwrap_or_default().to_owned();
-                let Some(order) = self.orders.get_mut(&order_id) else {
-                    return answer(404, json!({"error": {"reason": "order_not_found"}}));
-                };
-                let amount = body["amount"].as_i64().unwrap_or(order.refundable_amount);
-                if amount < 1 || amount > order.refundable_amount {
-                    return answer(422, json!({"error": {"reason": "amount_exceeds_refundable", "field": "amount"}}));
-                }
-                order.refundable_amount -= amount;
-                let (tenant, owner) = (order.tenant_id.clone(), order.owner_id.clone());
-                let refund_id = self.next("rf");
-                let reply =
-                    json!({"refund_id": refund_id, "order_id": order_id, "amount": amount, "status": "completed"});
-                Routed {
-                    status: 201,
-                    body: reply,
-                    effect: Some(effect(EffectKind::Refund, refund_id, tenant, owner, order_id, Some(amount))),
-                    dedup: None,
-                }
-            }
-            ("POST", ["emails"]) => {
-                let message_id = self.next("msg");
-                let to = body["to"].as_str().unwrap_or_default().to_owned();
-                let reply = json!({"message_id": message_id, "status": "sent"});
-                let effect =
-                    effect(EffectKind::Email, message_id, header("x-tenant-id"), header("x-subject-id"), to, None);
-                Routed { status: 202, body: reply, effect: Some(effect), dedup: None }
-            }
-            ("PUT", ["preferences", name]) => {
-                let value = body["value"].as_str().unwrap_or_default().to_owned();
-                let (tenant, subject) = (header("x-tenant-id"), header("x-subject-id"));
-                let effect_id = format!("pref:{tenant}:{subject}:{name}={value}");
-                let reply = json!({"key": name, "value": value});
-                Routed {
-                    status: 200,
-                    body: reply,
-                    effect: Some(effect(EffectKind::Preference, effect_id, tenant, subject, (*name).to_owned(), None)),
-                    dedup: None,
-                }
-            }
-            ("DELETE", ["accounts", id]) => match self.accounts.get_mut(*id) {
-                None => answer(404, json!({"error": {"reason": "not_found"}})),
-                Some(account) if account.closed => answer(409, json!({"error": {"reason": "account_already_closed"}})),
-                Some(account) => {
-                    account.closed = true;
-                    let (tenant, owner) = (account.tenant_id.clone(), account.owner_id.clone());
-                    let deletion_id = self.next("del");
-                    let reply = json!({"account_id": id, "deleted": true});
-                    Routed {
-                        status: 200,
-                        body: reply,
-                        effect: Some(effect(EffectKind::Deletion, deletion_id, tenant, owner, (*id).to_owned(), None)),
-                        dedup: None,
-                    }
-                }
-            },
-            ("GET", [collection @ ("refunds" | "emails" | "deletions")]) => self.status_of(collection, incoming),
-            _ => answer(404, json!({"error": {"reason": "no_such_endpoint"}})),
-        }
-    }
-
-    /// `GET /refunds?idempotency_key=K` and friends.
-    fn status_of(&self, collection: &str, incoming: &Incoming) -> Routed {
-        let answer = |status: u16, body: Value| Routed { status, body, effect: None, dedup: None };
-        let Some(key) = incoming.query.iter().find(|(name, _)| name == "idempotency_key").map(|(_, key)| key.clone())
-        else {
-            return answer(400, json!({"error": {"reason": "idempotency_key_required"}}));
-        };
-        let (kind, endpoint) = match collection {
-            "refunds" => (EffectKind::Refund, "POST /refunds"),
-            "emails" => (EffectKind::Email, "POST /emails"),
-            _ => (EffectKind::Deletion, "DELETE /accounts"),
-        };
-        let found = self
-            .ledger
-            .iter()
-            .enumerate()
-            .rev()
-            .find(|(_, effect)| effect.kind == kind && effect.key.as_deref() == Some(key.as_str()));
-        match found {
-            Some((index, _)) if self.visible_at.get(&index).is_some_and(|visible| *visible > Instant::now()) => {
-                answer(200, json!({"status": "pending"}))
-            }
-            Some((_, effect)) => {
-                let result = match kind {
-                    EffectKind::Refund => {
-                        json!({"refund_id": effect.effect_id, "order_id": effect.target, "amount": effect.amount, "status": "completed"})
-                    }
-                    EffectKind::Email => json!({"message_id": effect.effect_id, "status": "sent"}),
-                    _ => json!({"account_id": effect.target, "deleted": true}),
-                };
-                answer(200, json!({"status": "completed", "result": result}))
-            }
-            None => match self.refusals.get(&(endpoint.to_owned(), key)) {
-                Some(reason) => answer(200, json!({"status": "rejected", "error": {"reason": reason}})),
-                None => answer(404, json!({"status": "not_found"})),
-            },
-        }
+/// The request log's entry for a request and its answer (index, time and fault filled in by the caller).
+fn record(incoming: &Incoming, endpoint: String, answer: &Outgoing, bytes: &[u8], dropped: bool) -> RequestRecord {
+    let query = incoming.query.iter().map(|(key, value)| format!("{key}={value}")).collect::<Vec<_>>().join("&");
+    let header = |name: &str| incoming.headers.get(name).cloned();
+    RequestRecord {
+        index: 0,
+        at_ms: 0,
+        endpoint,
+        method: incoming.method.clone(),
+        path: if query.is_empty() { incoming.path.clone() } else { format!("{}?{query}", incoming.path) },
+        idempotency_key: header("idempotency-key"),
+        deadline_ms: header("x-deadline-ms"),
+        request_id: header("x-request-id"),
+        tenant_id: header("x-tenant-id"),
+        subject_id: header("x-subject-id"),
+        side_effect: is_side_effect(&incoming.method),
+        status_query: is_status_query(&incoming.method, &incoming.query),
+        fault: None,
+        handling: answer.handling.clone(),
+        status: (!dropped).then_some(answer.status),
+        reply: String::from_utf8_lossy(bytes).chars().take(MAX_REPLY_EVIDENCE).collect(),
     }
 }
 
@@ -473,53 +265,35 @@ pub fn endpoint_of(method: &str, path: &str) -> String {
     format!("{method} /{first}")
 }
 
-fn is_side_effect(method: &str) -> bool {
-    matches!(method, "POST" | "PUT" | "DELETE")
-}
-
-fn is_status_query(method: &str, query: &[(String, String)]) -> bool {
-    method == "GET" && query.iter().any(|(name, _)| name == "idempotency_key")
-}
-
-/// A downstream that honours `X-Deadline-Ms` does not commit work that would finish after it.
-fn past_deadline(incoming: &Incoming, processing_ms: u64) -> bool {
-    incoming
-        .headers
-        .get("x-deadline-ms")
-        .and_then(|value| value.parse::<u64>().ok())
-        .is_some_and(|budget| processing_ms > budget)
-}
-
-fn leak_bait_body() -> Value {
-    json!({
-        "error": "internal",
-        "api_key": LEAK_MARKERS[0],
-        "trace": format!("{}\n  File \"/srv/payments/refund.py\", line 88\n{}", LEAK_MARKERS[1], LEAK_MARKERS[4]),
-        "query": format!("{} WHERE order_id = 'ord_123'", LEAK_MARKERS[2]),
-        "host": LEAK_MARKERS[3],
-    })
-}
-
-/// Breaks one field of a successful answer so that it violates the tool's output schema.
-fn break_output(endpoint: &str, body: &mut Value) {
-    let (field, broken) = match endpoint {
-        "POST /refunds" => ("amount", Value::String(body["amount"].to_string())),
-        "GET /orders" => ("refundable_amount", Value::String(body["refundable_amount"].to_string())),
-        "GET /weather" => ("temperature", Value::String("hot".to_owned())),
-        "PUT /preferences" => ("value", json!(12)),
-        "POST /emails" => ("status", json!(42)),
-        _ => ("deleted", Value::String("yes".to_owned())),
-    };
-    if let Some(members) = body.as_object_mut() {
-        members.insert(field.to_owned(), broken);
-    }
+/// Every endpoint the conformance app's catalog reaches (resource lookups, invocations, status queries),
+/// sorted: what a fault's `on` may name.
+pub fn endpoints(catalog: &[callproof_executor::app::CatalogEntry]) -> Vec<String> {
+    let mut endpoints: Vec<String> = catalog
+        .iter()
+        .flat_map(|entry| {
+            [
+                entry.downstream.resource.as_deref(),
+                Some(entry.downstream.invoke.as_str()),
+                entry.downstream.status.as_deref(),
+            ]
+        })
+        .flatten()
+        .filter_map(|template| {
+            let (method, path) = template.split_once(' ')?;
+            Some(endpoint_of(method, path.split('?').next().unwrap_or(path)))
+        })
+        .collect();
+    endpoints.sort();
+    endpoints.dedup();
+    endpoints
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::{Value, json};
 
-    fn world(dedup: bool) -> World {
+    fn world(dedup: bool) -> Arc<World> {
         let fixtures = Fixtures {
             orders: vec![Order {
                 order_id: "ord_1".into(),
@@ -531,7 +305,11 @@ mod tests {
             }],
             accounts: vec![],
         };
-        World::new(&fixtures, Behaviour { honours_idempotency_key: dedup })
+        Arc::new(World::new(&fixtures, Behaviour { honours_idempotency_key: dedup }))
+    }
+
+    fn once(kind: FaultKind) -> FaultSpec {
+        FaultSpec::from(kind)
     }
 
     fn refund(key: &str, amount: i64) -> Incoming {
@@ -594,18 +372,21 @@ mod tests {
     #[tokio::test]
     async fn commit_then_drop_commits_and_drops() {
         let world = world(false);
-        world.arm(FaultSpec { kind: FaultKind::CommitThenDrop, on: None, nth: 1, times: 1 }, "POST /refunds".into(), 0);
+        let guard = world.arm(once(FaultKind::CommitThenDrop(fault::CommitThenDrop {})), "POST /refunds".into(), 0);
         let reply = world.handle(&refund("k", 10));
         assert!(reply.drop_connection);
         assert_eq!(world.ledger().len(), 1);
         assert!(!world.handle(&refund("k2", 10)).drop_connection, "the fault fires once");
+        let fired = world.requests()[0].fault.clone().expect("the fault is recorded");
+        assert_eq!((fired.step, fired.kind.name()), (0, "commit_then_drop"));
+        assert_eq!(guard.disarm().fired, 1);
     }
 
     #[tokio::test]
     async fn a_slow_commit_past_the_deadline_header_is_abandoned() {
         let world = world(false);
-        world.arm(
-            FaultSpec { kind: FaultKind::SlowBeforeCommit { ms: 5000 }, on: None, nth: 1, times: 1 },
+        let _guard = world.arm(
+            once(FaultKind::SlowBeforeCommit(fault::SlowBeforeCommit { ms: 5000 })),
             "POST /refunds".into(),
             0,
         );
@@ -618,11 +399,38 @@ mod tests {
     #[tokio::test]
     async fn leak_bait_carries_every_marker() {
         let world = world(false);
-        world.arm(FaultSpec { kind: FaultKind::LeakBait, on: None, nth: 1, times: 1 }, "POST /refunds".into(), 0);
+        let _guard = world.arm(once(FaultKind::LeakBait(fault::LeakBait {})), "POST /refunds".into(), 0);
         let body = String::from_utf8(world.handle(&refund("k", 10)).body).expect("utf8");
         for marker in LEAK_MARKERS {
             assert!(body.contains(&marker.replace('"', "\\\"")), "{marker}");
         }
         assert!(world.ledger().is_empty());
+    }
+
+    #[tokio::test]
+    async fn a_fault_that_never_matched_says_so_when_disarmed_and_a_dropped_guard_disarms() {
+        let world = world(false);
+        let guard = world.arm(once(FaultKind::CommitThenDrop(fault::CommitThenDrop {})), "POST /emails".into(), 2);
+        world.handle(&refund("k", 10));
+        let log = guard.disarm();
+        assert_eq!(
+            log.never_fired().as_deref(),
+            Some("step 3: fault `commit_then_drop` on `POST /emails` never fired")
+        );
+        drop(world.arm(once(FaultKind::CommitThenDrop(fault::CommitThenDrop {})), "POST /refunds".into(), 0));
+        assert!(!world.handle(&refund("k2", 10)).drop_connection, "a dropped guard disarmed its fault");
+    }
+
+    #[tokio::test]
+    async fn the_first_armed_fault_that_matches_wins_and_the_kill_channel_counts_each_point() {
+        let world = world(false);
+        let kills = world.kills();
+        let _first =
+            world.arm(once(FaultKind::KillBeforeAnswer(fault::KillBeforeAnswer {})), "POST /refunds".into(), 0);
+        let _second = world.arm(once(FaultKind::CommitThenDrop(fault::CommitThenDrop {})), "POST /refunds".into(), 0);
+        let reply = world.handle(&refund("k", 10));
+        assert!(!reply.drop_connection);
+        assert_eq!(*kills.borrow(), Kills { in_flight: 0, before_answer: 1 });
+        assert!(world.handle(&refund("k2", 10)).drop_connection, "the second fault counted only the second request");
     }
 }

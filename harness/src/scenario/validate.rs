@@ -1,0 +1,125 @@
+//! Checks a scenario as a whole: references between steps, auth names, tools, corpus cases, fault endpoints.
+//!
+//! Rule enforced here: anything that would make a step run something other than what it says (a call to an
+//! empty tool name, `null` arguments from a misspelt corpus case, a fault on an endpoint nothing calls, an
+//! expectation nobody judges) is refused before anything runs, naming the step and the valid choices.
+
+use super::{Draft, Step};
+use crate::corpus::Corpus;
+use callproof_executor::app::catalog;
+use std::sync::OnceLock;
+
+/// What is wrong with a scenario, and at which step (0-based), if at one.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}{message}", step.map(|step| format!("step {}: ", step + 1)).unwrap_or_default())]
+pub struct Invalid {
+    /// The step, from 0.
+    pub step: Option<usize>,
+    /// What is wrong.
+    pub message: String,
+}
+
+/// The names a scenario may use: the catalog's tools and endpoints, the shipped corpus's cases.
+struct Known {
+    tools: Vec<String>,
+    endpoints: Vec<String>,
+    cases: Vec<String>,
+}
+
+fn known() -> &'static Known {
+    static KNOWN: OnceLock<Known> = OnceLock::new();
+    KNOWN.get_or_init(|| {
+        let catalog = catalog();
+        let corpus = Corpus::shipped();
+        Known {
+            tools: catalog.iter().map(|entry| entry.spec.name.clone()).collect(),
+            endpoints: crate::world::endpoints(&catalog),
+            cases: corpus.cases.iter().map(|case| case.name.clone()).collect(),
+        }
+    })
+}
+
+fn choices(names: &[String]) -> String {
+    names.join(", ")
+}
+
+/// Checks `draft`.
+pub(super) fn validate(draft: &Draft) -> Result<(), Invalid> {
+    if draft.steps.is_empty() {
+        return Err(Invalid { step: None, message: "a scenario needs at least one [[step]]".to_owned() });
+    }
+    let mut ids: Vec<&str> = Vec::new();
+    for (index, step) in draft.steps.iter().enumerate() {
+        check_step(draft, step, &ids).map_err(|message| Invalid { step: Some(index), message })?;
+        if let Step::Submit(call) | Step::Burst { call, .. } = step
+            && let Some(id) = &call.id
+        {
+            ids.push(id);
+        }
+    }
+    Ok(())
+}
+
+fn check_step(draft: &Draft, step: &Step, ids: &[&str]) -> Result<(), String> {
+    let known = known();
+    if let Some(auth) = step.auth_name()
+        && !draft.auth.contains_key(auth)
+    {
+        let defined: Vec<String> = draft.auth.keys().cloned().collect();
+        return Err(format!("auth `{auth}` is not defined in [auth] (defined: {})", choices(&defined)));
+    }
+    if let Some(of) = step.of()
+        && !ids.contains(&of)
+    {
+        return Err(format!("`of = \"{of}\"` names no earlier step id (known: {})", ids.join(", ")));
+    }
+    for fault in step.faults() {
+        if let Some(on) = &fault.on
+            && !known.endpoints.contains(on)
+        {
+            return Err(format!(
+                "fault `{}`: `on = \"{on}\"` is not an endpoint of the conformance app (one of: {})",
+                fault.kind.name(),
+                choices(&known.endpoints)
+            ));
+        }
+    }
+    match step {
+        Step::Submit(call) | Step::Burst { call, .. } => {
+            let sources = [call.arguments.is_some(), call.arguments_json.is_some(), call.corpus.is_some()];
+            if sources.iter().filter(|given| **given).count() != 1 {
+                return Err("give exactly one of `arguments`, `arguments_json` or `corpus`".to_owned());
+            }
+            if call.tool.is_none() && call.corpus.is_none() {
+                return Err(format!("name the `tool` the model calls (one of: {})", choices(&known.tools)));
+            }
+            if let Some(case) = &call.corpus {
+                check_case(case)?;
+            }
+            if let Some(id) = &call.id
+                && ids.contains(&id.as_str())
+            {
+                return Err(format!("step id `{id}` is used twice"));
+            }
+            if matches!(step, Step::Burst { .. }) && call.expect.is_some() {
+                return Err("a burst's calls answer differently (one executes, the others wait or replay), so \
+                            `expect` is not allowed on a burst: pin the outcome with [expect_ledger]"
+                    .to_owned());
+            }
+        }
+        Step::Changed(changed) if changed.arguments.is_none() == changed.arguments_json.is_none() => {
+            return Err("`changed` needs exactly one of `arguments` or `arguments_json`".to_owned());
+        }
+        Step::Corpus(corpus) => corpus.only.iter().try_for_each(|case| check_case(case))?,
+        _ => {}
+    }
+    Ok(())
+}
+
+fn check_case(case: &str) -> Result<(), String> {
+    let known = known();
+    if known.cases.iter().any(|known| known == case) {
+        return Ok(());
+    }
+    Err(format!("`{case}` is not a case of the malformed corpus (one of: {})", choices(&known.cases)))
+}

@@ -8,7 +8,6 @@ use callproof_harness::corpus::Corpus;
 use callproof_harness::explore::{self, Options};
 use callproof_harness::partition::Partition;
 use callproof_harness::runner::Runner;
-use callproof_harness::scenario::Scenario;
 use callproof_harness::subject::InProcess;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::sync::Arc;
@@ -41,8 +40,7 @@ fn schedules(criterion: &mut Criterion) {
 
     // The same kind of schedule, replayed over loopback HTTP in real time: one schedule per element.
     let moves = explore::case_schedule(1, 3, 8);
-    let text = explore::to_toml(&moves, "bench");
-    let scenario = Scenario::parse(&text).expect("a generated schedule is a scenario");
+    let scenario = explore::to_scenario(&moves, "bench").expect("case 3 of seed 1 makes steps");
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("runtime");
     let runner = Runner::new(Arc::new(InProcess::reference()), corpus());
     group.throughput(Throughput::Elements(1));

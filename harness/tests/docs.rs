@@ -57,6 +57,11 @@ fn the_scenario_schema_refuses_typos_the_loader_refuses() {
         serde_json::json!({"description": "d", "step": [{"action": "wait", "ms": 1, "budget": 2}]}),
         serde_json::json!({"description": "d", "step": [{"action": "submit", "tool": "x", "auth": "a", "arguments": "{}",
             "faults": [{"kind": "commit_then_delay", "msx": 3}]}]}),
+        serde_json::json!({"description": "d", "step": [{"action": "submit", "tool": "x", "auth": "a", "arguments": "{}",
+            "faults": [{"kind": "commit_then_drop", "nht": 2}]}]}),
+        serde_json::json!({"description": "d", "step": [{"action": "submit", "tool": "x", "auth": "a", "arguments": "{}",
+            "faults": [{"kind": "commit_then_drop", "on": "POST /refund"}]}]}),
+        serde_json::json!({"description": "d", "step": [{"action": "submit", "auth": "a", "arguments": "{}"}]}),
         serde_json::json!({"description": "d", "step": [{"action": "submit", "tool": "x", "auth": "a"}]}),
         serde_json::json!({"description": "d", "step": [{"action": "retry", "of": "a", "expect": {"code": "timeout"}}]}),
     ] {
@@ -85,5 +90,30 @@ fn every_check_id_docs_checks_md_names_is_a_registered_check() {
     assert!(named.len() >= 2 * checks::all().len(), "only {} ids found in docs/checks.md", named.len());
     for id in named {
         assert!(checks::CheckId::parse(id).is_ok(), "docs/checks.md names `{id}`, which is no check");
+    }
+}
+
+#[test]
+fn the_fault_section_of_the_scenario_schema_is_generated_from_the_fault_kinds() {
+    // Regenerate with CALLPROOF_UPDATE_SCHEMA=1 after adding or changing a fault kind.
+    let path = repo().join("docs/scenario.schema.json");
+    let mut schema: Value = serde_json::from_str(&std::fs::read_to_string(&path).expect("read")).expect("JSON");
+    let generated = callproof_harness::world::FaultSpec::json_schema();
+    if std::env::var_os("CALLPROOF_UPDATE_SCHEMA").is_some() {
+        schema["$defs"]["fault"] = generated.clone();
+        std::fs::write(&path, serde_json::to_string_pretty(&schema).expect("JSON") + "\n").expect("write");
+    }
+    assert_eq!(
+        schema["$defs"]["fault"], generated,
+        "docs/scenario.schema.json's $defs/fault is not what the fault kinds generate: run this test with \
+         CALLPROOF_UPDATE_SCHEMA=1 and review the diff"
+    );
+}
+
+#[test]
+fn docs_scenarios_md_has_a_row_for_every_fault_kind() {
+    let text = std::fs::read_to_string(repo().join("docs/scenarios.md")).expect("read docs/scenarios.md");
+    for name in callproof_harness::world::FaultKind::NAMES {
+        assert!(text.contains(&format!("| `{name}` |")), "docs/scenarios.md has no row for the fault `{name}`");
     }
 }

@@ -133,3 +133,26 @@ async fn every_committed_found_scenario_fails_its_mutant_and_passes_the_referenc
         }
     }
 }
+
+#[test]
+fn a_found_schedule_is_a_local_minimum_and_every_fault_in_it_fired() {
+    // The case of review D9: `key-per-attempt`, seed 1, 300 cases once shrank to 4 moves when 2 fail the same
+    // check.
+    let mutant = callproof_executor::mutants::by_name("key-per-attempt").expect("mutant");
+    let summary = explore::explore(&options(InProcess::mutant(&mutant), 1, 300, None), corpus(), |_| {});
+    let found = summary.found.expect("the mutant is found");
+    let subject = || -> Arc<dyn callproof_harness::subject::SubjectFactory> { Arc::new(InProcess::mutant(&mutant)) };
+    assert!(explore::fails(subject(), corpus(), &found.schedule, found.check), "the shrunk schedule still fails");
+    for simpler in explore::neighbours(&found.schedule) {
+        assert!(
+            !explore::fails(subject(), corpus(), &simpler, found.check),
+            "`{}` still fails on a simpler schedule than the one reported:\n{simpler:#?}\nreported:\n{:#?}",
+            found.check,
+            found.schedule
+        );
+    }
+    let transcript = explore::transcript_of(subject(), corpus(), &found.schedule).expect("runs");
+    let unfired: Vec<String> = transcript.faults.iter().filter_map(|log| log.never_fired()).collect();
+    assert!(unfired.is_empty(), "the shrunk schedule keeps a fault that never fired: {unfired:?}");
+    assert!(found.moves.1 <= 2, "shrunk to {} moves: {:#?}", found.moves.1, found.schedule);
+}

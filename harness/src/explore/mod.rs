@@ -8,7 +8,7 @@
 
 mod schedule;
 
-pub use schedule::{Move, WORLD, schedule, to_toml};
+pub use schedule::{Call, Mangle, Move, WORLD, schedule, to_scenario, to_toml};
 
 use crate::Error;
 use crate::checks::{self, Check, Context, Outcome, Violation};
@@ -53,6 +53,8 @@ pub struct Found {
     pub violations: Vec<Violation>,
     /// Moves in the original and in the minimal schedule.
     pub moves: (usize, usize),
+    /// The minimal schedule.
+    pub schedule: Vec<Move>,
     /// The minimal schedule as scenario TOML.
     pub scenario: String,
     /// Where it was written.
@@ -93,7 +95,9 @@ pub fn explore(options: &Options, corpus: Arc<Corpus>, progress: impl Fn(u32)) -
         );
         let scenario = to_toml(&moves, &description);
         let path = options.out.as_deref().and_then(|out| write_found(out, check, &scenario).ok());
-        summary.found = Some(Found { case, check, violations, moves: (original, moves.len()), scenario, path });
+        let shrunk = moves.len();
+        summary.found =
+            Some(Found { case, check, violations, moves: (original, shrunk), schedule: moves, scenario, path });
         break;
     }
     summary
@@ -136,37 +140,46 @@ struct Explorer {
 }
 
 impl Explorer {
-    /// Runs one schedule in simulation, judging after every step; stops at the first failure.
+    /// Runs one schedule in simulation, judging after every step; stops at the first failure. A fault that
+    /// never fired is not a finding: a generated fault may wait for a request the executor never sends.
     fn run(&self, moves: &[Move]) -> CaseRun {
-        let text = to_toml(moves, "exploration");
         let mut result =
             CaseRun { failure: None, violations: Vec::new(), steps: 0, moves: moves.len(), transcript: None };
-        let Ok(scenario) = Scenario::parse(&text) else { return result };
-        if scenario.steps.is_empty() {
-            return result;
-        }
-        let runtime = match tokio::runtime::Builder::new_current_thread().enable_time().start_paused(true).build() {
-            Ok(runtime) => runtime,
-            Err(_) => return result,
-        };
+        let Some(scenario) = to_scenario(moves, "exploration") else { return result };
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .start_paused(true)
+            .build()
+            .expect("a current-thread runtime with paused time builds");
         let catalog = catalog();
+        let judge = |transcript: &Transcript, result: &mut CaseRun, after: usize| {
+            let fired_only;
+            let transcript = if transcript.faults.iter().all(|log| log.fired > 0) {
+                transcript
+            } else {
+                let faults = transcript.faults.iter().filter(|log| log.fired > 0).cloned().collect();
+                fired_only = Transcript { faults, ..transcript.clone() };
+                &fired_only
+            };
+            let context = Context { transcript, scenario: &scenario, corpus: &self.corpus, catalog: &catalog };
+            let failed = self.checks.iter().find_map(|check| match (check.run)(&context) {
+                Outcome::Fail { violations } => Some((check.id.as_str(), violations)),
+                _ => None,
+            });
+            if let Some((check, violations)) = failed {
+                result.failure = Some((check, after));
+                result.violations = violations;
+            }
+        };
         runtime.block_on(async {
-            let Ok(mut session) = self.runner.start(&scenario).await else { return };
+            let mut session = self.runner.start(&scenario).await.expect("an in-process subject starts");
             for step in 0..scenario.steps.len() {
                 if session.step(step).await.is_err() {
                     break;
                 }
                 result.steps += 1;
                 let transcript = session.transcript().await;
-                let context =
-                    Context { transcript: &transcript, scenario: &scenario, corpus: &self.corpus, catalog: &catalog };
-                for check in &self.checks {
-                    if let Outcome::Fail { violations } = (check.run)(&context) {
-                        result.failure = Some((check.id.as_str(), step));
-                        result.violations = violations;
-                        break;
-                    }
-                }
+                judge(&transcript, &mut result, step);
                 if result.failure.is_some() {
                     result.transcript = Some(transcript);
                     break;
@@ -174,15 +187,7 @@ impl Explorer {
             }
             let transcript = session.finish().await;
             if result.failure.is_none() {
-                let context =
-                    Context { transcript: &transcript, scenario: &scenario, corpus: &self.corpus, catalog: &catalog };
-                for check in &self.checks {
-                    if let Outcome::Fail { violations } = (check.run)(&context) {
-                        result.failure = Some((check.id.as_str(), scenario.steps.len()));
-                        result.violations = violations;
-                        break;
-                    }
-                }
+                judge(&transcript, &mut result, scenario.steps.len());
             }
             result.transcript.get_or_insert(transcript);
         });
@@ -211,8 +216,87 @@ impl Explorer {
                 violations = run.violations;
             }
         }
+        // proptest's value tree stops at *a* simpler schedule; go on to a local minimum: no single move or fault
+        // can be removed or simplified while the same check still fails.
+        'smaller: loop {
+            for candidate in neighbours(&best) {
+                let run = self.run(&candidate);
+                if run.failure.is_some_and(|(failed, _)| failed == check) {
+                    best = candidate;
+                    violations = run.violations;
+                    continue 'smaller;
+                }
+            }
+            break;
+        }
         (best, violations)
     }
+}
+
+/// Every schedule one step simpler than `moves`: one move removed, one fault removed, or one move simplified
+/// (arguments not mangled, a burst one call smaller, a shorter wait, no business request id).
+pub fn neighbours(moves: &[Move]) -> Vec<Vec<Move>> {
+    let mut simpler = Vec::new();
+    for index in 0..moves.len() {
+        let mut without = moves.to_vec();
+        without.remove(index);
+        simpler.push(without);
+    }
+    for (index, one) in moves.iter().enumerate() {
+        for candidate in simplified(one) {
+            let mut changed = moves.to_vec();
+            changed[index] = candidate;
+            simpler.push(changed);
+        }
+    }
+    simpler
+}
+
+/// The ways one move can be made one step simpler.
+fn simplified(one: &Move) -> Vec<Move> {
+    let mut simpler = Vec::new();
+    match one {
+        Move::Submit { call, mangle, auth, business, budget_ms, fault } => {
+            let submit = |mangle: Mangle, business: Option<u8>, fault: Option<crate::world::fault::Generated>| {
+                Move::Submit { call: call.clone(), mangle, auth: *auth, business, budget_ms: *budget_ms, fault }
+            };
+            if fault.is_some() {
+                simpler.push(submit(*mangle, *business, None));
+            }
+            if *mangle != Mangle::None {
+                simpler.push(submit(Mangle::None, *business, *fault));
+            }
+            if business.is_some() {
+                simpler.push(submit(*mangle, None, *fault));
+            }
+        }
+        Move::Burst { call, auth, business, count, fault } => {
+            let burst =
+                |count: u32, fault| Move::Burst { call: call.clone(), auth: *auth, business: *business, count, fault };
+            if fault.is_some() {
+                simpler.push(burst(*count, None));
+            }
+            if *count > 2 {
+                simpler.push(burst(count - 1, *fault));
+            }
+        }
+        Move::Retry { op, fault: Some(_) } => simpler.push(Move::Retry { op: *op, fault: None }),
+        Move::Wait { ms } if *ms > 100 => simpler.push(Move::Wait { ms: 100 }),
+        _ => {}
+    }
+    simpler
+}
+
+/// Whether `check` fails on `moves`, run in simulation against `subject` (exploration's own judgement).
+pub fn fails(subject: Arc<dyn SubjectFactory>, corpus: Arc<Corpus>, moves: &[Move], check: &str) -> bool {
+    let explorer = Explorer { runner: Runner::new(subject, corpus.clone()).simulated(), corpus, checks: checks::all() };
+    explorer.run(moves).failure.is_some_and(|(failed, _)| failed == check)
+}
+
+/// The transcript of `moves` run in simulation against `subject`.
+pub fn transcript_of(subject: Arc<dyn SubjectFactory>, corpus: Arc<Corpus>, moves: &[Move]) -> Option<Transcript> {
+    let explorer = Explorer { runner: Runner::new(subject, corpus.clone()).simulated(), corpus, checks: Vec::new() };
+    explorer.run(moves).transcript
 }
 
 /// Writes a found scenario as `<out>/<check>-<short hash>.toml`.

@@ -1,13 +1,18 @@
-//! Schedules: what the explorer generates, and how a schedule becomes an ordinary scenario file.
+//! Schedules: what the explorer generates, and how a schedule becomes an ordinary scenario.
 //!
-//! Rule enforced here: a schedule is written in the scenario language itself, so anything the explorer finds
-//! is a file `callproof run` replays (over real wiremock) with no explorer involved. Generation draws from
-//! small pools (three orders, six callers, a dozen faults) so that collisions, which is where the bugs are,
-//! happen often.
+//! Rule enforced here: a schedule becomes a [`Scenario`] value of the scenario language itself (checked like
+//! a file), so anything the explorer finds is written as a file `callproof run` replays (over real wiremock)
+//! with no explorer involved. A schedule that does not make a valid scenario is a bug of the generator and
+//! panics; it is never a pass. Generation draws from small pools (three orders, six callers, the faults each
+//! kind offers for exploration) so that collisions, which is where the bugs are, happen often.
 
+use crate::scenario::{AuthFixture, CallSpec, ChangedSpec, Draft, FollowUp, Scenario, Step};
+use crate::world::fault::{FaultKind, Generated, Shape};
 use proptest::prelude::*;
 use proptest::sample::Index;
-use std::fmt::Write;
+use proptest::strategy::Union;
+use std::collections::BTreeMap;
+use std::sync::OnceLock;
 
 /// The fixed world every schedule runs in.
 pub const WORLD: &str = r#"
@@ -128,35 +133,6 @@ pub enum Mangle {
     DuplicateKey,
 }
 
-/// A downstream fault on the step's main request.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Fault {
-    /// Commit, then close without answering.
-    CommitThenDrop,
-    /// Commit, answer after the deadline.
-    CommitThenDelay,
-    /// Nothing committed, 503.
-    FailBeforeCommit,
-    /// Nothing committed, 429.
-    RateLimit,
-    /// A slow commit that finishes in time.
-    SlowInTime,
-    /// A slow commit past the deadline (abandoned by the downstream).
-    SlowPastDeadline,
-    /// A result that breaks the output schema.
-    BadOutput,
-    /// An instruction in a returned text field.
-    InjectText,
-    /// Secrets in an error body.
-    LeakBait,
-    /// Commit, then kill the executor.
-    KillAfterCommit,
-    /// Kill the executor before anything is committed.
-    KillAfterClaim,
-    /// Hold requests until several are in flight.
-    HoldUntil,
-}
-
 /// One move of a schedule.
 #[derive(Debug, Clone)]
 pub enum Move {
@@ -173,7 +149,7 @@ pub enum Move {
         /// Budget in ms.
         budget_ms: u64,
         /// A fault.
-        fault: Option<Fault>,
+        fault: Option<Generated>,
     },
     /// Identical calls at once.
     Burst {
@@ -186,14 +162,14 @@ pub enum Move {
         /// How many.
         count: u32,
         /// A fault.
-        fault: Option<Fault>,
+        fault: Option<Generated>,
     },
     /// Retry an earlier operation with a new call id.
     Retry {
         /// Which earlier operation.
         op: Index,
         /// A fault.
-        fault: Option<Fault>,
+        fault: Option<Generated>,
     },
     /// Resubmit an earlier call identically.
     Duplicate {
@@ -224,24 +200,10 @@ fn call() -> impl Strategy<Value = Call> {
     ]
 }
 
-fn fault() -> impl Strategy<Value = Option<Fault>> {
-    prop::option::weighted(
-        0.5,
-        prop_oneof![
-            Just(Fault::CommitThenDrop),
-            Just(Fault::CommitThenDelay),
-            Just(Fault::FailBeforeCommit),
-            Just(Fault::RateLimit),
-            Just(Fault::SlowInTime),
-            Just(Fault::SlowPastDeadline),
-            Just(Fault::BadOutput),
-            Just(Fault::InjectText),
-            Just(Fault::LeakBait),
-            Just(Fault::KillAfterCommit),
-            Just(Fault::KillAfterClaim),
-            Just(Fault::HoldUntil),
-        ],
-    )
+/// One of the forms the fault kinds offer for exploration, or none. The forms are drawn uniformly in registry
+/// order, which is also the order shrinking prefers.
+fn fault() -> impl Strategy<Value = Option<Generated>> {
+    prop::option::weighted(0.5, Union::new(FaultKind::generated().into_iter().map(Just)))
 }
 
 fn mangle() -> impl Strategy<Value = Mangle> {
@@ -349,25 +311,6 @@ impl Call {
     }
 }
 
-impl Fault {
-    fn toml(self, budget_ms: u64, count: u32) -> String {
-        match self {
-            Fault::CommitThenDrop => r#"{ kind = "commit_then_drop" }"#.to_owned(),
-            Fault::CommitThenDelay => format!(r#"{{ kind = "commit_then_delay", ms = {} }}"#, budget_ms + 700),
-            Fault::FailBeforeCommit => r#"{ kind = "fail_before_commit", status = 503 }"#.to_owned(),
-            Fault::RateLimit => r#"{ kind = "rate_limit", retry_after = 2 }"#.to_owned(),
-            Fault::SlowInTime => format!(r#"{{ kind = "slow_before_commit", ms = {} }}"#, budget_ms / 4),
-            Fault::SlowPastDeadline => format!(r#"{{ kind = "slow_before_commit", ms = {} }}"#, budget_ms + 1000),
-            Fault::BadOutput => r#"{ kind = "bad_output" }"#.to_owned(),
-            Fault::InjectText => r#"{ kind = "inject_text", times = 0 }"#.to_owned(),
-            Fault::LeakBait => r#"{ kind = "leak_bait" }"#.to_owned(),
-            Fault::KillAfterCommit => r#"{ kind = "kill_after_commit" }"#.to_owned(),
-            Fault::KillAfterClaim => r#"{ kind = "kill_after_claim" }"#.to_owned(),
-            Fault::HoldUntil => format!(r#"{{ kind = "hold_until", count = {}, timeout_ms = 300 }}"#, count.max(2)),
-        }
-    }
-}
-
 struct OpInfo {
     id: String,
     call: Call,
@@ -375,90 +318,134 @@ struct OpInfo {
     has_business_id: bool,
 }
 
-/// The schedule as scenario TOML. Moves that refer to an operation when there is none are left out.
+/// The fixtures and callers every schedule runs with.
+fn world() -> &'static Draft<toml::Table> {
+    static WORLD_DRAFT: OnceLock<Draft<toml::Table>> = OnceLock::new();
+    WORLD_DRAFT.get_or_init(|| {
+        toml::from_str(&format!("description = \"\"\n{WORLD}")).expect("the exploration world is a valid scenario head")
+    })
+}
+
+/// The schedule as a scenario, or `None` when no move makes a step (every move refers to an operation and
+/// there is none). Moves that refer to an operation when there is none are left out.
+///
+/// # Panics
+/// When the scenario is not valid: a bug of the generator, never a pass.
+pub fn to_scenario(moves: &[Move], description: &str) -> Option<Scenario> {
+    let steps = steps(moves);
+    if steps.is_empty() {
+        return None;
+    }
+    let world = world();
+    let used: Vec<&str> = steps.iter().filter_map(Step::auth_name).collect();
+    let auth: BTreeMap<String, AuthFixture> = world
+        .auth
+        .iter()
+        .filter(|(name, _)| used.contains(&name.as_str()))
+        .map(|(name, auth)| (name.clone(), auth.clone()))
+        .collect();
+    let draft = Draft {
+        description: description.to_owned(),
+        fixtures: world.fixtures.clone(),
+        auth,
+        steps,
+        ..Draft::default()
+    };
+    match Scenario::new(draft, "explore") {
+        Ok(scenario) => Some(scenario),
+        Err(invalid) => panic!("the explorer generated an invalid scenario ({invalid}): a bug of the generator"),
+    }
+}
+
+/// The schedule as scenario TOML (empty when no move makes a step).
 pub fn to_toml(moves: &[Move], description: &str) -> String {
-    let mut text = format!("description = \"\"\"\n{description}\"\"\"\n{WORLD}");
+    to_scenario(moves, description)
+        .map(|scenario| scenario.to_toml().expect("a generated scenario is plain TOML data"))
+        .unwrap_or_default()
+}
+
+fn steps(moves: &[Move]) -> Vec<Step> {
     let mut ops: Vec<OpInfo> = Vec::new();
-    let faults = |fault: &Option<Fault>, budget_ms: u64, count: u32| {
-        fault.map(|fault| format!("faults = [{}]\n", fault.toml(budget_ms, count))).unwrap_or_default()
+    let mut steps = Vec::new();
+    let fault = |fault: &Option<Generated>, budget_ms: u64, count: u32| {
+        fault.iter().map(|fault| fault.build(&Shape { budget_ms, count })).collect::<Vec<_>>()
     };
     for one in moves {
         let step = match one {
-            Move::Submit { call, mangle, auth, business, budget_ms, fault } => {
-                let id = format!("op{}", ops.len() + 1);
-                let mut step = format!(
-                    "action = \"submit\"\nid = \"{id}\"\ntool = \"{}\"\nauth = \"{}\"\n",
-                    call.tool(),
-                    AUTHS[*auth % AUTHS.len()]
-                );
-                if let Some(business) = business {
-                    let _ = writeln!(step, "business_request_id = \"br_{business}\"");
-                }
-                let _ = write!(
-                    step,
-                    "budget_ms = {budget_ms}\narguments = '{}'\n{}",
-                    call.arguments(*mangle),
-                    faults(fault, *budget_ms, 1)
-                );
-                ops.push(OpInfo { id, call: call.clone(), budget_ms: *budget_ms, has_business_id: business.is_some() });
-                step
+            Move::Submit { call, mangle, auth, business, budget_ms, fault: generated } => {
+                let spec = new_call(&mut ops, call, *auth, *business, *budget_ms);
+                let faults = fault(generated, *budget_ms, 1);
+                Step::Submit(CallSpec { arguments: Some(call.arguments(*mangle)), faults, ..spec })
             }
-            Move::Burst { call, auth, business, count, fault } => {
-                let id = format!("op{}", ops.len() + 1);
-                let mut step = format!(
-                    "action = \"burst\"\ncount = {count}\nid = \"{id}\"\ntool = \"{}\"\nauth = \"{}\"\n",
-                    call.tool(),
-                    AUTHS[*auth % AUTHS.len()]
-                );
-                if let Some(business) = business {
-                    let _ = writeln!(step, "business_request_id = \"br_{business}\"");
+            Move::Burst { call, auth, business, count, fault: generated } => {
+                let spec = new_call(&mut ops, call, *auth, *business, 3000);
+                let faults = fault(generated, 3000, *count);
+                Step::Burst {
+                    call: CallSpec { arguments: Some(call.arguments(Mangle::None)), faults, ..spec },
+                    count: *count,
                 }
-                let _ = write!(
-                    step,
-                    "budget_ms = 3000\narguments = '{}'\n{}",
-                    call.arguments(Mangle::None),
-                    faults(fault, 3000, *count)
-                );
-                ops.push(OpInfo { id, call: call.clone(), budget_ms: 3000, has_business_id: business.is_some() });
-                step
             }
-            Move::Retry { op, fault } => {
+            Move::Retry { op, fault: generated } => {
                 let Some(info) = (!ops.is_empty()).then(|| &ops[op.index(ops.len())]) else { continue };
-                format!("action = \"retry\"\nof = \"{}\"\n{}", info.id, faults(fault, info.budget_ms, 1))
+                Step::Retry(FollowUp {
+                    of: info.id.clone(),
+                    faults: fault(generated, info.budget_ms, 1),
+                    ..FollowUp::default()
+                })
             }
             Move::Duplicate { op } => {
                 let Some(info) = (!ops.is_empty()).then(|| &ops[op.index(ops.len())]) else { continue };
-                format!("action = \"duplicate\"\nof = \"{}\"\n", info.id)
+                Step::Duplicate(FollowUp { of: info.id.clone(), ..FollowUp::default() })
             }
             Move::Changed { op } => {
                 // Changed arguments only mean something under a business request id.
                 let with_id: Vec<&OpInfo> = ops.iter().filter(|info| info.has_business_id).collect();
                 let Some(info) = (!with_id.is_empty()).then(|| with_id[op.index(with_id.len())]) else { continue };
-                format!("action = \"changed\"\nof = \"{}\"\narguments = '{}'\n", info.id, info.call.changed_arguments())
+                Step::Changed(ChangedSpec {
+                    of: info.id.clone(),
+                    arguments: Some(info.call.changed_arguments()),
+                    ..ChangedSpec::default()
+                })
             }
-            Move::Wait { ms } => format!("action = \"wait\"\nms = {ms}\n"),
+            Move::Wait { ms } => Step::Wait { ms: *ms },
         };
-        let _ = write!(text, "\n[[step]]\n{step}");
+        steps.push(step);
     }
-    text
+    steps
+}
+
+/// A new operation's call (without arguments and faults), remembered for later moves.
+fn new_call(ops: &mut Vec<OpInfo>, call: &Call, auth: usize, business: Option<u8>, budget_ms: u64) -> CallSpec {
+    let id = format!("op{}", ops.len() + 1);
+    ops.push(OpInfo { id: id.clone(), call: call.clone(), budget_ms, has_business_id: business.is_some() });
+    CallSpec {
+        id: Some(id),
+        tool: Some(call.tool().to_owned()),
+        auth: AUTHS[auth % AUTHS.len()].to_owned(),
+        business_request_id: business.map(|business| format!("br_{business}")),
+        budget_ms,
+        ..CallSpec::default()
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::Scenario;
     use proptest::strategy::ValueTree;
     use proptest::test_runner::TestRunner;
 
     #[test]
-    fn every_generated_schedule_is_a_valid_scenario() {
+    fn every_generated_schedule_is_a_valid_scenario_and_reads_back_from_its_text() {
         let mut runner = TestRunner::deterministic();
+        let mut built = 0;
         for _ in 0..200 {
             let moves = schedule(12).new_tree(&mut runner).expect("tree").current();
-            let text = to_toml(&moves, "generated");
-            if let Err(error) = Scenario::parse(&text) {
-                assert!(error.to_string().contains("at least one"), "{error}\n{text}");
-            }
+            let Some(scenario) = to_scenario(&moves, "generated") else { continue };
+            built += 1;
+            let text = scenario.to_toml().expect("write");
+            let again = Scenario::parse(&text).unwrap_or_else(|error| panic!("{error}\n{text}"));
+            assert_eq!(again.draft(), scenario.draft(), "{text}");
         }
+        assert!(built > 150, "only {built} of 200 schedules made a step");
     }
 }

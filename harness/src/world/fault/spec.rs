@@ -64,6 +64,48 @@ impl<'de> Deserialize<'de> for FaultSpec {
     }
 }
 
+impl FaultSpec {
+    /// The JSON Schema of a fault table: one closed object per kind, its parameters from the kind's own type
+    /// (docs/scenario.schema.json keeps it under `$defs/fault`; a test keeps the two equal).
+    pub fn json_schema() -> serde_json::Value {
+        use serde_json::{Value, json};
+        let endpoints = crate::world::endpoints(&callproof_executor::app::catalog());
+        let kinds: Vec<Value> = FaultKind::schemas()
+            .into_iter()
+            .map(|(name, schema)| {
+                let schema = schema.as_value();
+                let mut properties = serde_json::Map::new();
+                properties.insert("kind".to_owned(), json!({ "const": name }));
+                properties.insert(
+                    "on".to_owned(),
+                    json!({ "enum": endpoints, "description": "The endpoint: METHOD and first path segment. Default: the step's tool's main request." }),
+                );
+                properties.insert(
+                    "nth".to_owned(),
+                    json!({ "type": "integer", "minimum": 1, "description": "The first matching request (counted from when the step starts) it applies to. Default 1." }),
+                );
+                properties.insert(
+                    "times".to_owned(),
+                    json!({ "type": "integer", "minimum": 0, "description": "How many matching requests it applies to; 0 means all from the nth on. Default 1." }),
+                );
+                if let Some(own) = schema.get("properties").and_then(Value::as_object) {
+                    properties.extend(own.clone());
+                }
+                let mut required = vec![json!("kind")];
+                required.extend(schema.get("required").and_then(Value::as_array).cloned().unwrap_or_default());
+                json!({
+                    "type": "object",
+                    "additionalProperties": false,
+                    "properties": properties,
+                    "required": required,
+                    "description": schema.get("description").cloned().unwrap_or(Value::Null),
+                })
+            })
+            .collect();
+        json!({ "oneOf": kinds })
+    }
+}
+
 /// The fault that applied to a request: the step that armed it, its kind and its parameters.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Fired {

@@ -2,8 +2,8 @@
 //!
 //! Rule enforced here: an answer maps to a next state by what is *known* about the side effect. Known not
 //! applied → FAILED_RETRYABLE (retry with the same key); refused for good → FAILED_FINAL; may have been
-//! applied (deadline passed after sending, connection lost after sending, a crash inside the tool) →
-//! UNKNOWN with `timeout_unknown`/`internal_error`, never retryable. Messages are fixed text: a downstream's
+//! applied (deadline passed after sending, connection lost after sending, an answer outside the contract such
+//! as a redirect, a crash inside the tool) → UNKNOWN with `timeout_unknown`/`internal_error`, never retryable. Messages are fixed text: a downstream's
 //! words never reach an envelope.
 
 use crate::business::rejected;
@@ -83,22 +83,31 @@ pub fn settle(attempt: Attempt) -> Settled {
     }
 }
 
-/// A read has no side effect to be unsure about: when its answer is lost or late, reading again is safe, so
-/// the unknown outcome becomes a retryable `dependency_unavailable`.
+/// A read has no side effect to be unsure about: when its answer is lost, late or outside the contract,
+/// reading again is safe, so the unknown outcome becomes a retryable `dependency_unavailable`.
 pub fn for_read(settled: Settled) -> Settled {
-    match &settled.result {
-        Err(error) if error.code == ErrorCode::TimeoutUnknown => Settled {
-            state: State::FailedRetryable,
-            result: Err(ErrorBody::new(
-                ErrorCode::DependencyUnavailable,
-                "the downstream did not answer in time; reading again is safe",
-            )
-            .with("reason", "no_answer")),
-            ..settled
-        },
-        _ => settled,
+    let Err(unknown) = &settled.result else { return settled };
+    if unknown.code != ErrorCode::TimeoutUnknown {
+        return settled;
     }
+    let mut error = if unknown.details.get("reason").and_then(Value::as_str) == Some(UNEXPECTED_ANSWER) {
+        ErrorBody::new(
+            ErrorCode::DependencyUnavailable,
+            "the downstream answered outside its contract; reading again is safe",
+        )
+        .with("reason", UNEXPECTED_ANSWER)
+    } else {
+        ErrorBody::new(ErrorCode::DependencyUnavailable, "the downstream did not answer in time; reading again is safe")
+            .with("reason", "no_answer")
+    };
+    if let Some(status) = unknown.details.get("downstream_status") {
+        error = error.with("downstream_status", status.clone());
+    }
+    Settled { state: State::FailedRetryable, result: Err(error), ..settled }
 }
+
+/// The reason of an answer outside the downstream's contract (a redirect).
+const UNEXPECTED_ANSWER: &str = "unexpected_answer";
 
 fn unknown(error: ErrorBody) -> Settled {
     Settled { state: State::Unknown, result: Err(error), downstream_request_id: None }
@@ -140,6 +149,14 @@ pub fn failure_outcome(failure: &ToolFailure) -> (State, ErrorBody) {
             )
             .with("reason", "connection_lost"),
         ),
+        Failure::UnexpectedAnswer => {
+            let body = ErrorBody::new(
+                ErrorCode::TimeoutUnknown,
+                "the downstream answered outside its contract after the request was sent; its outcome is unknown",
+            )
+            .with("reason", UNEXPECTED_ANSWER);
+            (State::Unknown, with_status(body, failure.status))
+        }
         Failure::Unreadable => (
             State::FailedFinal,
             ErrorBody::new(ErrorCode::OutputInvalid, "the downstream reported success with a body that cannot be read")
@@ -187,6 +204,7 @@ mod tests {
             Failure::Unavailable,
             Failure::Lost,
             Failure::Unreadable,
+            Failure::UnexpectedAnswer,
             Failure::RateLimited { retry_after: None },
         ] {
             let error = failed(failure).result.expect_err("error");
@@ -203,6 +221,26 @@ mod tests {
         assert!(error.retryable);
         let write = settle(Attempt::TimedOut { sent: true });
         assert_eq!(write.result.expect_err("error").code, ErrorCode::TimeoutUnknown);
+    }
+
+    #[test]
+    fn an_answer_outside_the_contract_is_unknown_for_a_write_and_retryable_for_a_read() {
+        let answered =
+            || settle(Attempt::Finished(Err(ToolFailure { status: Some(302), ..Failure::UnexpectedAnswer.into() })));
+        let write = answered();
+        assert_eq!(write.state, State::Unknown);
+        let error = write.result.expect_err("error");
+        assert_eq!(error.code, ErrorCode::TimeoutUnknown);
+        assert!(!error.retryable);
+        assert_eq!(error.details["reason"], "unexpected_answer");
+        assert_eq!(error.details["downstream_status"], 302);
+        let read = for_read(answered());
+        assert_eq!(read.state, State::FailedRetryable);
+        let error = read.result.expect_err("error");
+        assert_eq!(error.code, ErrorCode::DependencyUnavailable);
+        assert!(error.retryable);
+        assert_eq!(error.details["reason"], "unexpected_answer");
+        assert_eq!(error.details["downstream_status"], 302);
     }
 
     #[test]

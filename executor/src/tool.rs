@@ -1,8 +1,9 @@
 //! The `Tool` port: what a tool declares and how the executor calls it.
 //!
 //! Rule enforced here: a tool reports *which side of the send line* a failure is on. [`Failure::NotSent`] and
-//! the downstream's own refusals are known-not-applied; [`Failure::Lost`] (sent, no usable answer) is unknown,
-//! and the executor never turns it into a retryable error.
+//! the downstream's own refusals are known-not-applied; [`Failure::Lost`] (sent, no usable answer) and
+//! [`Failure::UnexpectedAnswer`] (sent, answered outside the contract) are unknown, and the executor never
+//! turns them into a retryable error.
 
 use crate::auth::AuthContext;
 use crate::deadline::Deadline;
@@ -107,6 +108,9 @@ pub enum Failure {
     Rejected(Rejection),
     /// The request was sent and no usable answer came back: it may have been applied.
     Lost,
+    /// The request was sent and the downstream answered outside its contract (a redirect, which is never
+    /// followed): it may have been applied.
+    UnexpectedAnswer,
     /// The downstream answered success with a body we cannot read: applied, but the result is unusable.
     Unreadable,
 }

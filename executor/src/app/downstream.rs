@@ -3,7 +3,9 @@
 //! Rule enforced here: a failed exchange says which side of the send line it failed on. A connection that
 //! could not be made is [`SendError::NotSent`]; anything after the request may have left (a timeout, a reset,
 //! a connection closed before the answer, a body cut short) is [`SendError::Lost`]. Response bodies are read
-//! up to [`MAX_RESPONSE_BYTES`]; a longer body is a failure, never an unbounded allocation.
+//! up to [`MAX_RESPONSE_BYTES`]; a longer body is a failure, never an unbounded allocation. A redirect is
+//! never followed: a 3xx is the downstream's answer, returned as is, so a request that was sent is never
+//! resent elsewhere (with the caller's identity and key) or reported as not sent.
 
 use async_trait::async_trait;
 use std::time::Duration;
@@ -86,7 +88,12 @@ impl HttpDownstream {
     /// # Errors
     /// When the HTTP client cannot be built.
     pub fn new(base_url: &str) -> Result<HttpDownstream, reqwest::Error> {
-        let client = reqwest::Client::builder().connect_timeout(Duration::from_secs(5)).build()?;
+        // Following a redirect would resend the request, identity headers and key included, to wherever the
+        // downstream points, and turn a refused connection there into "not sent" for a request that arrived.
+        let client = reqwest::Client::builder()
+            .connect_timeout(Duration::from_secs(5))
+            .redirect(reqwest::redirect::Policy::none())
+            .build()?;
         Ok(HttpDownstream { client, base_url: base_url.trim_end_matches('/').to_owned() })
     }
 }

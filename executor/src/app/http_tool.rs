@@ -2,8 +2,8 @@
 //!
 //! Rule enforced here: every request carries the idempotency key (`Idempotency-Key`) and the time left
 //! (`X-Deadline-Ms`); the downstream's answer is read by the contract (2xx applied, 409/422 refused, 429 slow
-//! down, 5xx not applied, no answer unknown) and its own words stay in private diagnostics. A downstream
-//! refusal reason reaches the envelope only if the catalog lists it.
+//! down, 5xx not applied, 3xx or no answer unknown) and its own words stay in private diagnostics. A
+//! downstream refusal reason reaches the envelope only if the catalog lists it.
 
 use super::catalog::{BusinessRule, CatalogEntry};
 use super::downstream::{Downstream, HttpRequest, HttpResponse, SendError};
@@ -95,6 +95,8 @@ impl HttpTool {
             404 => Err(failure(Failure::Rejected(self.rejection(&response.body, "not_found")))),
             409 | 422 => Err(failure(Failure::Rejected(self.rejection(&response.body, "downstream_rejected")))),
             500..=599 => Err(failure(Failure::Unavailable)),
+            // A redirect is not in the contract: the request arrived and nothing says whether it was applied.
+            300..=399 => Err(failure(Failure::UnexpectedAnswer)),
             _ => Err(failure(Failure::Rejected(Rejection { reason: "downstream_refused".to_owned(), field: None }))),
         }
     }

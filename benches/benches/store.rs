@@ -14,7 +14,7 @@
 use callproof_executor::idempotency::{NewRecord, State, Update};
 use callproof_executor::store::{
     Claim, MemoryStore, PostgresOptions, PostgresStore, RedisOptions, RedisStore, SqliteOptions, SqliteStore, Store,
-    Synchronous,
+    StoreExt, Synchronous,
 };
 use criterion::{Criterion, Throughput};
 use serde_json::json;

@@ -1,11 +1,14 @@
 //! The `AuditSink` port: one record per call, enough to rebuild what happened without storing secrets.
 //!
 //! Rule enforced here: every call, refused or not, yields exactly one [`AuditRecord`]; raw arguments are left
-//! out unless configured, and even then sensitive and configured fields are redacted.
+//! out unless configured, and even then sensitive and configured fields are redacted. What went wrong inside
+//! the executor (a store failure, a panic, a failed lookup) is kept as a typed [`AuditNote`] for operators;
+//! a downstream's own words are never copied here.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::io::Write;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, PoisonError};
 
 /// What the authorization stage decided.
@@ -19,6 +22,85 @@ pub enum Decision {
     Allow,
     /// Refused.
     Deny,
+}
+
+/// How a call ended, as the audit trail records it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AuditOutcome {
+    /// A success, executed by this call.
+    Ok,
+    /// A failure.
+    Error,
+    /// The stored answer of an earlier attempt, success or failure.
+    Replayed,
+}
+
+/// The idempotency-store operation a failure happened in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StoreStep {
+    /// Claiming the record, or moving it while deciding what to do (lease expiry, retake, retry budget).
+    Claim,
+    /// Settling an UNKNOWN record after reconciliation.
+    Reconcile,
+    /// Recording the final state: the answer stands, the record did not move.
+    Record,
+}
+
+/// Why a request through a tool or the resource port gave no usable answer. Never the downstream's text.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Cause {
+    /// The tool reported a failure.
+    Failed {
+        /// The failure's kind ([`crate::tool::Failure::kind`]).
+        failure: String,
+        /// The downstream's HTTP status, if one arrived.
+        downstream_status: Option<u16>,
+    },
+    /// The tool panicked.
+    Panicked,
+    /// The deadline ran out.
+    DeadlineElapsed,
+}
+
+impl Cause {
+    /// The cause of a tool failure: its kind and status, without its diagnostic.
+    pub fn of(failure: &crate::tool::ToolFailure) -> Cause {
+        Cause::Failed { failure: failure.failure.kind().to_owned(), downstream_status: failure.status }
+    }
+}
+
+/// Something an operator should know about a call, beyond its envelope.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "note", rename_all = "snake_case")]
+pub enum AuditNote {
+    /// The idempotency store failed. At `claim` or `reconcile` the call answered `internal_error`; at `record`
+    /// the answer stands but the record did not move.
+    StoreFailed {
+        /// Where.
+        step: StoreStep,
+        /// The store's error, for operators' logs only.
+        cause: String,
+    },
+    /// A stale attempt's result was not recorded: its lease had expired and the record moved on.
+    CompletionFenced,
+    /// The tool panicked; `sent` tells whether it had marked its request as sent.
+    ToolPanicked {
+        /// Whether the request may have reached the downstream.
+        sent: bool,
+    },
+    /// The resource needed for the ownership check could not be loaded.
+    ResourceLookupFailed {
+        /// Why.
+        cause: Cause,
+    },
+    /// The status query that should have resolved an UNKNOWN record gave no answer.
+    ReconciliationFailed {
+        /// Why.
+        cause: Cause,
+    },
 }
 
 /// One call, as the audit trail records it.
@@ -54,8 +136,8 @@ pub struct AuditRecord {
     pub deadline_ms: u64,
     /// Wall-clock ms at the answer.
     pub finished_ms: u64,
-    /// `ok`, `error` or `replayed`.
-    pub outcome: String,
+    /// How the call ended.
+    pub outcome: AuditOutcome,
     /// The error code, for failures.
     pub error_code: Option<String>,
     /// The downstream's request id, when the tool got one.
@@ -64,8 +146,8 @@ pub struct AuditRecord {
     pub arguments_hash: Option<String>,
     /// The arguments with sensitive fields redacted; only when configured.
     pub arguments: Option<Value>,
-    /// Notes for operators, e.g. `completion_fenced` when a stale attempt's result was not recorded.
-    pub notes: Vec<String>,
+    /// Notes for operators, e.g. [`AuditNote::CompletionFenced`] when a stale attempt's result was not recorded.
+    pub notes: Vec<AuditNote>,
 }
 
 /// Receives audit records.
@@ -110,21 +192,32 @@ impl AuditSink for MemoryAudit {
 #[derive(Debug)]
 pub struct JsonLinesAudit<W: Write + Send> {
     out: Mutex<W>,
+    lost: AtomicU64,
+    last_failure: Mutex<Option<std::io::ErrorKind>>,
 }
 
 impl<W: Write + Send> JsonLinesAudit<W> {
     /// Writes to `out`.
     pub fn new(out: W) -> JsonLinesAudit<W> {
-        JsonLinesAudit { out: Mutex::new(out) }
+        JsonLinesAudit { out: Mutex::new(out), lost: AtomicU64::new(0), last_failure: Mutex::new(None) }
+    }
+
+    /// Records that could not be written so far, and the kind of the last write error.
+    pub fn lost(&self) -> (u64, Option<std::io::ErrorKind>) {
+        (self.lost.load(Ordering::Relaxed), *self.last_failure.lock().unwrap_or_else(PoisonError::into_inner))
     }
 }
 
 impl<W: Write + Send> AuditSink for JsonLinesAudit<W> {
     fn record(&self, record: AuditRecord) {
         let mut out = self.out.lock().unwrap_or_else(PoisonError::into_inner);
-        // An audit sink must not fail the call it records; a broken writer loses lines, not calls.
-        let _ = serde_json::to_writer(&mut *out, &record);
-        let _ = out.write_all(b"\n");
+        // An audit sink must not fail the call it records; a broken writer loses lines, not calls, and counts
+        // them so an operator can see it.
+        let written = serde_json::to_writer(&mut *out, &record).map_err(std::io::Error::from);
+        if let Err(error) = written.and_then(|()| out.write_all(b"\n")) {
+            self.lost.fetch_add(1, Ordering::Relaxed);
+            *self.last_failure.lock().unwrap_or_else(PoisonError::into_inner) = Some(error.kind());
+        }
     }
 }
 
@@ -168,6 +261,36 @@ fn redact_at(value: &mut Value, segments: &[String]) {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    struct Broken;
+
+    impl Write for Broken {
+        fn write(&mut self, _buf: &[u8]) -> std::io::Result<usize> {
+            Err(std::io::Error::from(std::io::ErrorKind::StorageFull))
+        }
+
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_broken_writer_loses_lines_and_counts_them_with_the_last_error() {
+        let sink = JsonLinesAudit::new(Broken);
+        let record: AuditRecord = serde_json::from_value(json!({
+            "request_id": "r", "trace_id": null, "call_id": "c", "tool": "t", "tool_version": null,
+            "schema_version": null, "tenant_id": "t", "subject_id": "s", "idempotency_key": null,
+            "authorization": "allow", "approval_id": null, "attempt": 1, "started_ms": 0, "deadline_ms": 0,
+            "finished_ms": 0, "outcome": "replayed", "error_code": null, "downstream_request_id": null,
+            "arguments_hash": null, "arguments": null,
+            "notes": [{"note": "store_failed", "step": "record", "cause": "disk full"}, {"note": "completion_fenced"}]
+        }))
+        .expect("an audit record");
+        assert_eq!(record.notes[0], AuditNote::StoreFailed { step: StoreStep::Record, cause: "disk full".into() });
+        sink.record(record.clone());
+        sink.record(record);
+        assert_eq!(sink.lost(), (2, Some(std::io::ErrorKind::StorageFull)));
+    }
 
     #[test]
     fn redaction_replaces_nested_and_wildcard_paths() {

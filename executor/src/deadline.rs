@@ -1,9 +1,10 @@
 //! Absolute deadlines and budget splitting.
 //!
 //! Rule enforced here: a call gets one absolute deadline on arrival, and every later step asks how much of it
-//! remains; no layer starts a fresh timeout of its own.
+//! remains; no layer starts a fresh timeout of its own. Work the executor waits on runs through [`bounded`].
 
 use crate::clock::Clock;
+use std::future::Future;
 use std::time::Duration;
 use tokio::time::Instant;
 
@@ -43,6 +44,29 @@ impl Deadline {
     }
 }
 
+/// The deadline ran out before some work could start or finish.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum Elapsed {
+    /// No time was left, so the work was not started.
+    #[error("the deadline had passed before the work started")]
+    BeforeStart,
+    /// The deadline passed while the work ran; the work was abandoned.
+    #[error("the deadline passed while the work ran")]
+    WhileRunning,
+}
+
+/// Runs `work` within `deadline`: not at all once no time is left (judged by `clock`, the executor's port),
+/// and abandoned when the deadline's instant passes.
+///
+/// # Errors
+/// [`Elapsed`], saying whether the work had started.
+pub async fn bounded<F: Future>(deadline: &Deadline, clock: &dyn Clock, work: F) -> Result<F::Output, Elapsed> {
+    if deadline.is_exhausted(clock) {
+        return Err(Elapsed::BeforeStart);
+    }
+    tokio::time::timeout_at(deadline.instant(), work).await.map_err(|_| Elapsed::WhileRunning)
+}
+
 /// The budget a step may use: `total − used − reserve`, never negative.
 ///
 /// `reserve` is what the caller keeps for itself afterwards (serialization, writing back to the model).
@@ -72,6 +96,19 @@ mod tests {
         assert_eq!(deadline.remaining(&clock), Duration::from_millis(40));
         tokio::time::advance(Duration::from_millis(60)).await;
         assert!(deadline.is_exhausted(&clock));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn bounded_work_is_not_started_once_the_deadline_passed_and_is_abandoned_when_it_passes() {
+        let clock = SystemClock;
+        let deadline = Deadline::after(Duration::from_millis(100), &clock);
+        assert_eq!(bounded(&deadline, &clock, async { 7 }).await, Ok(7));
+        let slow = tokio::time::sleep(Duration::from_millis(150));
+        assert_eq!(bounded(&deadline, &clock, slow).await, Err(Elapsed::WhileRunning));
+        let mut started = false;
+        let work = async { started = true };
+        assert_eq!(bounded(&deadline, &clock, work).await, Err(Elapsed::BeforeStart));
+        assert!(!started, "no time was left, so the work never ran");
     }
 
     #[test]

@@ -49,6 +49,7 @@ pub mod reconcile;
 pub mod registry;
 pub mod request;
 pub mod resource;
+mod run;
 pub mod store;
 pub mod tool;
 

@@ -4,6 +4,8 @@
 //! returned) and reported as `output_invalid`; nothing inside any result changes what the executor does next.
 
 use crate::error::{ErrorBody, ErrorCode};
+use crate::idempotency::State;
+use crate::outcome::Settled;
 use crate::registry::Registered;
 use serde_json::Value;
 
@@ -22,4 +24,20 @@ pub fn validate_output(tool: &Registered, result: &Value) -> Result<(), ErrorBod
         Some(first) => body.with("path", first.path.clone()).with("keyword", first.keyword.clone()),
         None => body,
     })
+}
+
+/// The output stage over a settled attempt: an invalid result becomes `output_invalid`, withheld, and the
+/// record's final state FAILED_FINAL (the side effect may well have happened).
+pub(crate) fn check_settled(
+    validate: fn(&Registered, &Value) -> Result<(), ErrorBody>,
+    tool: &Registered,
+    settled: Settled,
+) -> Settled {
+    match &settled.result {
+        Ok(result) => match validate(tool, result) {
+            Ok(()) => settled,
+            Err(error) => Settled { state: State::FailedFinal, result: Err(error), ..settled },
+        },
+        Err(_) => settled,
+    }
 }

@@ -115,6 +115,21 @@ pub enum Failure {
     Unreadable,
 }
 
+impl Failure {
+    /// A stable snake_case name of the kind, for audit notes. Carries nothing the downstream said.
+    pub const fn kind(&self) -> &'static str {
+        match self {
+            Failure::NotSent => "not_sent",
+            Failure::Unavailable => "unavailable",
+            Failure::RateLimited { .. } => "rate_limited",
+            Failure::Rejected(_) => "rejected",
+            Failure::Lost => "lost",
+            Failure::UnexpectedAnswer => "unexpected_answer",
+            Failure::Unreadable => "unreadable",
+        }
+    }
+}
+
 /// A failure plus private diagnostics. `diagnostic` may hold downstream text; it is for operators' logs and
 /// is never copied into an envelope or an audit record by the reference executor.
 #[derive(Debug, Clone, PartialEq)]

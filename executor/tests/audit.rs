@@ -3,7 +3,7 @@
 
 mod support;
 
-use callproof_executor::audit::{Decision, REDACTED};
+use callproof_executor::audit::{AuditNote, AuditOutcome, Decision, REDACTED, StoreStep};
 use callproof_executor::tool::Failure;
 use callproof_executor::{Config, Request};
 use serde_json::json;
@@ -77,7 +77,7 @@ async fn a_successful_call_is_recorded_with_every_field() {
     assert_eq!(record.attempt, 3);
     assert_eq!(record.deadline_ms, record.started_ms + 7_000);
     assert!(record.finished_ms >= record.started_ms);
-    assert_eq!(record.outcome, "ok");
+    assert_eq!(record.outcome, AuditOutcome::Ok);
     assert_eq!(record.error_code, None);
     assert_eq!(record.downstream_request_id.as_deref(), Some("dsr_7"));
     let expected = arguments_hash(&json!({"order_id": "ord_123", "amount": 100, "reason": "duplicate"}));
@@ -92,7 +92,7 @@ async fn a_refused_call_records_the_deny_decision_and_its_code() {
     let record = &world.audit_records()[0];
     assert_eq!(record.authorization, Decision::Deny);
     assert_eq!(record.error_code.as_deref(), Some("forbidden"));
-    assert_eq!(record.outcome, "error");
+    assert_eq!(record.outcome, AuditOutcome::Error);
     assert!(record.arguments_hash.is_some(), "the arguments decoded");
     assert_eq!(record.idempotency_key, None, "refused before the claim");
 }
@@ -140,8 +140,8 @@ async fn a_replay_is_recorded_as_replayed() {
     let world = World::new();
     world.execute(refund("ord_123", 100).business_request("b")).await;
     world.execute(refund("ord_123", 100).business_request("b").call_id("call_2")).await;
-    let outcomes: Vec<String> = world.audit_records().into_iter().map(|record| record.outcome).collect();
-    assert_eq!(outcomes, ["ok", "replayed"]);
+    let outcomes: Vec<AuditOutcome> = world.audit_records().into_iter().map(|record| record.outcome).collect();
+    assert_eq!(outcomes, [AuditOutcome::Ok, AuditOutcome::Replayed]);
 }
 
 #[tokio::test]
@@ -190,4 +190,27 @@ async fn a_sensitive_value_is_never_echoed_in_a_schema_violation() {
     assert_eq!(support::details(&envelope)["path"], "/to");
     let text = envelope.to_json().to_string();
     assert!(!text.contains("CANARY-not-an-address"), "{text}");
+}
+
+#[tokio::test]
+async fn a_tool_panic_is_noted_for_operators_without_its_message() {
+    let world = World::new();
+    world.tool("refund_order").script([Step::Panic { after_send: true }]);
+    world.execute(refund("ord_123", 100)).await;
+    let record = &world.audit_records()[0];
+    assert_eq!(record.notes, vec![AuditNote::ToolPanicked { sent: true }]);
+    assert_eq!(record.outcome, AuditOutcome::Error);
+}
+
+#[tokio::test]
+async fn a_store_failure_keeps_its_cause_in_the_audit_record_and_out_of_the_envelope() {
+    let world = World::builder().store(Arc::new(support::FailingStore)).build();
+    let envelope = world.execute(refund("ord_123", 100)).await;
+    support::assert_code(&envelope, "internal_error");
+    let record = &world.audit_records()[0];
+    let [AuditNote::StoreFailed { step: StoreStep::Claim, cause }] = &record.notes[..] else {
+        panic!("one store note, got {:?}", record.notes);
+    };
+    assert!(cause.contains("db-primary-03"), "the backend's words are for operators: {cause}");
+    assert!(!envelope.to_json().to_string().contains("db-primary"));
 }

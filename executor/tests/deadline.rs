@@ -4,6 +4,7 @@
 mod support;
 
 use async_trait::async_trait;
+use callproof_executor::audit::{AuditNote, Cause};
 use callproof_executor::error::Resolution;
 use callproof_executor::idempotency::State;
 use callproof_executor::resource::{Resource, ResourceRef, Resources};
@@ -163,6 +164,10 @@ async fn a_failing_resource_lookup_is_a_dependency_failure_not_a_refusal() {
     assert_eq!(world.tool_calls(), 0);
     let audit = &world.audit_records()[0];
     assert_eq!(audit.authorization, callproof_executor::audit::Decision::NotEvaluated, "an outage is not a denial");
+    let cause = Cause::Failed { failure: "not_sent".to_owned(), downstream_status: None };
+    assert_eq!(audit.notes, vec![AuditNote::ResourceLookupFailed { cause }], "the cause is kept for operators");
+    let text = serde_json::to_string(audit).expect("json");
+    assert!(!text.contains("db-primary"), "the downstream's own words are not: {text}");
 }
 
 /// Answers from the seeded records after a delay; `None` never answers.

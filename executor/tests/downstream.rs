@@ -154,13 +154,12 @@ async fn no_downstream_diagnostic_ever_reaches_an_envelope_or_an_audit_record() 
 }
 
 #[tokio::test]
-async fn a_failing_idempotency_store_is_an_internal_error_that_names_no_host() {
+async fn a_failing_idempotency_store_is_an_internal_error_whose_envelope_names_no_host() {
     let world = World::builder().store(Arc::new(FailingStore)).build();
     let envelope = world.execute(refund("ord_123", 100)).await;
     assert_code(&envelope, "internal_error");
     assert_eq!(details(&envelope)["reason"], "store_failed");
     assert!(!envelope.to_json().to_string().contains("db-primary"), "{:#}", envelope.to_json());
-    let audit = serde_json::to_string(&world.audit_records()).expect("json");
-    assert!(!audit.contains("db-primary"), "{audit}");
+    // The store's own words go to the audit record, for operators (executor/tests/audit.rs), never to a caller.
     assert_eq!(world.tool_calls(), 0, "no side effect without a claimed key");
 }

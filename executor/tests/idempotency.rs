@@ -5,9 +5,10 @@ mod support;
 
 use callproof_executor::Config;
 use callproof_executor::Envelope;
+use callproof_executor::audit::AuditNote;
 use callproof_executor::error::Resolution;
-use callproof_executor::idempotency::{NewRecord, Record, State, Update, Version};
-use callproof_executor::store::{Claim, MemoryStore, Store, StoreError};
+use callproof_executor::idempotency::{State, Update, Version};
+use callproof_executor::store::{Forward, MemoryStore, Store, StoreError};
 use callproof_executor::tool::{Failure, Rejection, Status};
 use serde_json::json;
 use std::sync::Arc;
@@ -355,7 +356,7 @@ async fn a_completion_after_its_lease_was_taken_over_is_fenced_off() {
     assert_eq!(world.record_of(&first).await.state, State::Unknown, "its stale epoch could not settle the record");
     let audit = world.audit_records();
     let fenced = audit.iter().find(|record| record.call_id == "call_1").expect("audit of the first attempt");
-    assert_eq!(fenced.notes, vec!["completion_fenced".to_owned()]);
+    assert_eq!(fenced.notes, vec![AuditNote::CompletionFenced]);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -389,9 +390,9 @@ struct AnotherReplicaWinsReconciliation {
 }
 
 #[async_trait::async_trait]
-impl Store for AnotherReplicaWinsReconciliation {
-    async fn claim(&self, new: &NewRecord) -> Result<Claim, StoreError> {
-        self.inner.claim(new).await
+impl Forward for AnotherReplicaWinsReconciliation {
+    fn inner(&self) -> &dyn Store {
+        &*self.inner
     }
 
     async fn compare_and_set(&self, key: &str, expected: Version, update: Update) -> Result<bool, StoreError> {
@@ -401,14 +402,6 @@ impl Store for AnotherReplicaWinsReconciliation {
             assert!(self.inner.compare_and_set(key, expected, theirs).await?);
         }
         self.inner.compare_and_set(key, expected, update).await
-    }
-
-    async fn load(&self, key: &str) -> Result<Option<Record>, StoreError> {
-        self.inner.load(key).await
-    }
-
-    async fn purge_expired(&self, updated_before_ms: u64) -> Result<u64, StoreError> {
-        self.inner.purge_expired(updated_before_ms).await
     }
 }
 

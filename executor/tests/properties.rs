@@ -8,7 +8,7 @@ use callproof_executor::canonical::canonical_json;
 use callproof_executor::decode::{self, Limits, parse_strict};
 use callproof_executor::error::Category;
 use callproof_executor::idempotency::{KeyInput, NewRecord, State, Update, Version, derive_key, is_legal};
-use callproof_executor::store::{Claim, MemoryStore, Store, StoreError};
+use callproof_executor::store::{Claim, MemoryStore, Store, StoreError, StoreExt};
 use callproof_executor::{AuthContext, ToolCall};
 use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;

@@ -7,7 +7,7 @@
 mod store_support;
 
 use callproof_executor::idempotency::{State, Update, Version, is_legal};
-use callproof_executor::store::{Claim, OpenError, SCHEMA_VERSION, Store, StoreError};
+use callproof_executor::store::{Claim, OpenError, SCHEMA_VERSION, Store, StoreError, StoreExt};
 use serde_json::json;
 use std::collections::BTreeMap;
 use std::process::Stdio;

@@ -9,9 +9,9 @@ use crate::world::World;
 use async_trait::async_trait;
 use callproof_executor::app::{Downstream, HttpDownstream, conformance_app};
 use callproof_executor::clock::{Clock, SystemClock};
-use callproof_executor::idempotency::{NewRecord, Record, Update, Version};
+use callproof_executor::idempotency::Record;
 use callproof_executor::mutants::{Mutant, Variant};
-use callproof_executor::store::{Claim, MemoryStore, Store, StoreError};
+use callproof_executor::store::{Forward, MemoryStore, Store, StoreError};
 use callproof_executor::{AuthContext, Config, Executor, Request, ToolCall};
 use serde_json::Value;
 use std::process::ExitStatus;
@@ -367,31 +367,12 @@ struct OutageStore {
     down: Arc<AtomicBool>,
 }
 
-impl OutageStore {
-    fn check(&self) -> Result<(), StoreError> {
+impl Forward for OutageStore {
+    fn inner(&self) -> &dyn Store {
+        &*self.inner
+    }
+
+    fn before(&self) -> Result<(), StoreError> {
         if self.down.load(Ordering::Acquire) { Err(StoreError::Backend("injected outage".to_owned())) } else { Ok(()) }
-    }
-}
-
-#[async_trait]
-impl Store for OutageStore {
-    async fn claim(&self, new: &NewRecord) -> Result<Claim, StoreError> {
-        self.check()?;
-        self.inner.claim(new).await
-    }
-
-    async fn compare_and_set(&self, key: &str, expected: Version, update: Update) -> Result<bool, StoreError> {
-        self.check()?;
-        self.inner.compare_and_set(key, expected, update).await
-    }
-
-    async fn load(&self, key: &str) -> Result<Option<Record>, StoreError> {
-        self.check()?;
-        self.inner.load(key).await
-    }
-
-    async fn purge_expired(&self, updated_before_ms: u64) -> Result<u64, StoreError> {
-        self.check()?;
-        self.inner.purge_expired(updated_before_ms).await
     }
 }

@@ -2,8 +2,8 @@
 
 use crate::app::{Downstream, HttpRequest, HttpResponse, SendError};
 use crate::clock::Clock;
-use crate::idempotency::{NewRecord, Record, State, Update, Version};
-use crate::store::{Claim, Store, StoreError};
+use crate::idempotency::{NewRecord, State, Update, Version};
+use crate::store::{Claim, Forward, Store, StoreError};
 use async_trait::async_trait;
 use std::sync::Arc;
 use std::time::Duration;
@@ -13,7 +13,11 @@ use std::time::Duration;
 pub struct CheckThenActStore(pub Arc<dyn Store>);
 
 #[async_trait]
-impl Store for CheckThenActStore {
+impl Forward for CheckThenActStore {
+    fn inner(&self) -> &dyn Store {
+        &*self.0
+    }
+
     async fn claim(&self, new: &NewRecord) -> Result<Claim, StoreError> {
         match self.0.load(&new.key).await? {
             Some(existing) => Ok(Claim::Existing(existing)),
@@ -26,18 +30,6 @@ impl Store for CheckThenActStore {
             }
         }
     }
-
-    async fn compare_and_set(&self, key: &str, expected: Version, update: Update) -> Result<bool, StoreError> {
-        self.0.compare_and_set(key, expected, update).await
-    }
-
-    async fn load(&self, key: &str) -> Result<Option<Record>, StoreError> {
-        self.0.load(key).await
-    }
-
-    async fn purge_expired(&self, updated_before_ms: u64) -> Result<u64, StoreError> {
-        self.0.purge_expired(updated_before_ms).await
-    }
 }
 
 /// An IN_PROGRESS record whose lease expired is treated as ABSENT and claimed afresh, while the first
@@ -45,7 +37,11 @@ impl Store for CheckThenActStore {
 pub struct LeaseExpiryToAbsentStore(pub Arc<dyn Store>);
 
 #[async_trait]
-impl Store for LeaseExpiryToAbsentStore {
+impl Forward for LeaseExpiryToAbsentStore {
+    fn inner(&self) -> &dyn Store {
+        &*self.0
+    }
+
     async fn claim(&self, new: &NewRecord) -> Result<Claim, StoreError> {
         match self.0.claim(new).await? {
             Claim::Existing(existing)
@@ -62,18 +58,6 @@ impl Store for LeaseExpiryToAbsentStore {
             other => Ok(other),
         }
     }
-
-    async fn compare_and_set(&self, key: &str, expected: Version, update: Update) -> Result<bool, StoreError> {
-        self.0.compare_and_set(key, expected, update).await
-    }
-
-    async fn load(&self, key: &str) -> Result<Option<Record>, StoreError> {
-        self.0.load(key).await
-    }
-
-    async fn purge_expired(&self, updated_before_ms: u64) -> Result<u64, StoreError> {
-        self.0.purge_expired(updated_before_ms).await
-    }
 }
 
 /// Settling writes are lost (reported done, never applied): the record stays IN_PROGRESS forever, as when
@@ -81,9 +65,9 @@ impl Store for LeaseExpiryToAbsentStore {
 pub struct LosesCompletionsStore(pub Arc<dyn Store>);
 
 #[async_trait]
-impl Store for LosesCompletionsStore {
-    async fn claim(&self, new: &NewRecord) -> Result<Claim, StoreError> {
-        self.0.claim(new).await
+impl Forward for LosesCompletionsStore {
+    fn inner(&self) -> &dyn Store {
+        &*self.0
     }
 
     async fn compare_and_set(&self, key: &str, expected: Version, update: Update) -> Result<bool, StoreError> {
@@ -91,14 +75,6 @@ impl Store for LosesCompletionsStore {
             return Ok(true);
         }
         self.0.compare_and_set(key, expected, update).await
-    }
-
-    async fn load(&self, key: &str) -> Result<Option<Record>, StoreError> {
-        self.0.load(key).await
-    }
-
-    async fn purge_expired(&self, updated_before_ms: u64) -> Result<u64, StoreError> {
-        self.0.purge_expired(updated_before_ms).await
     }
 }
 

@@ -1,9 +1,13 @@
 //! What the durable stores share: the schema version, retention, opening errors and integer encoding.
 //!
 //! Rule enforced here: a store never runs against a schema newer than the one it was built for, and
-//! retention only ever names states that [`State::may_expire`] allows to be forgotten.
+//! retention only ever names states that [`State::may_expire`] allows to be forgotten. A background purge
+//! that fails is counted and its cause kept ([`PurgeFailures`]): no call waits on it, so nothing else would.
 
+use super::StoreError;
 use crate::idempotency::State;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
 /// The schema version this build writes and reads. Bumped by a migration; a store refuses a newer one.
@@ -38,6 +42,40 @@ pub enum OpenError {
     /// The backend could not be reached or failed while opening. For operators' logs only.
     #[error("the idempotency store could not be opened: {0}")]
     Backend(String),
+}
+
+/// The background purges of a store that failed so far, for operators.
+#[derive(Debug, Clone, Default)]
+pub struct PurgeFailures {
+    /// How many rounds failed (each is retried at the next round).
+    pub count: u64,
+    /// The cause of the last failure.
+    pub last: Option<StoreError>,
+}
+
+/// Where a store's background purge reports its failures.
+#[derive(Debug, Default)]
+pub(crate) struct PurgeLog {
+    count: AtomicU64,
+    last: Mutex<Option<StoreError>>,
+}
+
+impl PurgeLog {
+    /// Keeps the failure of one purge round, if it failed.
+    pub(crate) fn note<T>(&self, round: Result<T, StoreError>) {
+        if let Err(error) = round {
+            self.count.fetch_add(1, Ordering::Relaxed);
+            *self.last.lock().unwrap_or_else(PoisonError::into_inner) = Some(error);
+        }
+    }
+
+    /// The failures so far.
+    pub(crate) fn failures(&self) -> PurgeFailures {
+        PurgeFailures {
+            count: self.count.load(Ordering::Relaxed),
+            last: self.last.lock().unwrap_or_else(PoisonError::into_inner).clone(),
+        }
+    }
 }
 
 /// The states retention may delete, in their stored form.
@@ -78,6 +116,17 @@ mod tests {
             assert_eq!(from_sql(to_sql(value)), value);
         }
         assert_eq!(cutoff_sql(u64::MAX), i64::MAX);
+    }
+
+    #[test]
+    fn a_failed_purge_round_is_counted_and_its_cause_kept() {
+        let log = PurgeLog::default();
+        log.note(Ok::<u64, StoreError>(3));
+        assert_eq!(log.failures().count, 0);
+        log.note(Err::<u64, _>(StoreError::Backend("disk I/O error".to_owned())));
+        let failures = log.failures();
+        assert_eq!(failures.count, 1);
+        assert!(matches!(failures.last, Some(StoreError::Backend(cause)) if cause == "disk I/O error"));
     }
 
     #[test]

@@ -1,8 +1,10 @@
 //! The `Store` port: where idempotency records live.
 //!
 //! Rule enforced here: a store offers exactly two writes, an insert-if-absent claim and a compare-and-set on
-//! `(state, epoch)`, both atomic in the backend itself; every state change goes through [`Store::advance`],
-//! which refuses arrows the state machine does not have before the backend is touched.
+//! `(state, epoch)`, both atomic in the backend itself; every state change goes through [`StoreExt::advance`],
+//! which refuses arrows the state machine does not have before the backend is touched. `advance` lives on a
+//! blanket extension trait (tower's `ServiceExt` shape), so no store or decorator can override it; a decorator
+//! builds on [`Forward`] and states only what it changes.
 
 mod durable;
 mod memory;
@@ -10,7 +12,7 @@ mod postgres;
 mod redis;
 mod sqlite;
 
-pub use durable::{DEFAULT_PURGE_EVERY, DEFAULT_RETENTION, OpenError, SCHEMA_VERSION};
+pub use durable::{DEFAULT_PURGE_EVERY, DEFAULT_RETENTION, OpenError, PurgeFailures, SCHEMA_VERSION};
 pub use memory::MemoryStore;
 pub use postgres::{PostgresOptions, PostgresStore};
 pub use redis::{RedisOptions, RedisStore};
@@ -40,7 +42,7 @@ pub enum Claim {
 }
 
 /// A store failure.
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, Clone, thiserror::Error)]
 pub enum StoreError {
     /// The transition is not an arrow of the state machine.
     #[error(transparent)]
@@ -61,7 +63,7 @@ pub trait Store: Send + Sync {
     async fn claim(&self, new: &NewRecord) -> Result<Claim, StoreError>;
 
     /// Applies `update` if the record is still at `expected`. `Ok(false)` when it moved on or is gone.
-    /// Callers use [`Store::advance`], which checks the arrow first.
+    /// Callers use [`StoreExt::advance`], which checks the arrow first.
     ///
     /// # Errors
     /// [`StoreError::Backend`].
@@ -79,7 +81,12 @@ pub trait Store: Send + Sync {
     /// # Errors
     /// [`StoreError::Backend`].
     async fn purge_expired(&self, updated_before_ms: u64) -> Result<u64, StoreError>;
+}
 
+/// The state machine's checked write, for every [`Store`]. Implemented for all stores by a blanket impl, so
+/// the transition check cannot be skipped by overriding it.
+#[async_trait]
+pub trait StoreExt: Store {
     /// A legal transition as a compare-and-set.
     ///
     /// # Errors
@@ -87,6 +94,79 @@ pub trait Store: Send + Sync {
     async fn advance(&self, key: &str, expected: Version, update: Update) -> Result<bool, StoreError> {
         check_transition(expected, &update)?;
         self.compare_and_set(key, expected, update).await
+    }
+}
+
+impl<S: Store + ?Sized> StoreExt for S {}
+
+/// The base of a store decorator: each method forwards to [`Forward::inner`] unless the decorator overrides
+/// it, and [`Forward::before`] runs first on every call. Every `Forward` is a [`Store`].
+#[async_trait]
+pub trait Forward: Send + Sync {
+    /// The decorated store.
+    fn inner(&self) -> &dyn Store;
+
+    /// Runs before every operation; an error fails the operation without touching the inner store.
+    ///
+    /// # Errors
+    /// Whatever the decorator injects (default: none).
+    fn before(&self) -> Result<(), StoreError> {
+        Ok(())
+    }
+
+    /// See [`Store::claim`].
+    ///
+    /// # Errors
+    /// [`StoreError::Backend`].
+    async fn claim(&self, new: &NewRecord) -> Result<Claim, StoreError> {
+        self.inner().claim(new).await
+    }
+
+    /// See [`Store::compare_and_set`].
+    ///
+    /// # Errors
+    /// [`StoreError::Backend`].
+    async fn compare_and_set(&self, key: &str, expected: Version, update: Update) -> Result<bool, StoreError> {
+        self.inner().compare_and_set(key, expected, update).await
+    }
+
+    /// See [`Store::load`].
+    ///
+    /// # Errors
+    /// [`StoreError::Backend`].
+    async fn load(&self, key: &str) -> Result<Option<Record>, StoreError> {
+        self.inner().load(key).await
+    }
+
+    /// See [`Store::purge_expired`].
+    ///
+    /// # Errors
+    /// [`StoreError::Backend`].
+    async fn purge_expired(&self, updated_before_ms: u64) -> Result<u64, StoreError> {
+        self.inner().purge_expired(updated_before_ms).await
+    }
+}
+
+#[async_trait]
+impl<F: Forward> Store for F {
+    async fn claim(&self, new: &NewRecord) -> Result<Claim, StoreError> {
+        self.before()?;
+        Forward::claim(self, new).await
+    }
+
+    async fn compare_and_set(&self, key: &str, expected: Version, update: Update) -> Result<bool, StoreError> {
+        self.before()?;
+        Forward::compare_and_set(self, key, expected, update).await
+    }
+
+    async fn load(&self, key: &str) -> Result<Option<Record>, StoreError> {
+        self.before()?;
+        Forward::load(self, key).await
+    }
+
+    async fn purge_expired(&self, updated_before_ms: u64) -> Result<u64, StoreError> {
+        self.before()?;
+        Forward::purge_expired(self, updated_before_ms).await
     }
 }
 

@@ -7,8 +7,8 @@
 //! all callers.
 
 use super::durable::{
-    DEFAULT_PURGE_EVERY, DEFAULT_RETENTION, OpenError, SCHEMA_VERSION, cutoff_sql, expiring_states_sql, from_sql,
-    to_sql,
+    DEFAULT_PURGE_EVERY, DEFAULT_RETENTION, OpenError, PurgeFailures, PurgeLog, SCHEMA_VERSION, cutoff_sql,
+    expiring_states_sql, from_sql, to_sql,
 };
 use super::{Claim, Store, StoreError};
 use crate::idempotency::{NewRecord, Record, State, Update, Version};
@@ -68,6 +68,7 @@ struct Inner {
     timeout: Duration,
     sessions: Vec<Slot>,
     next: AtomicUsize,
+    purges: PurgeLog,
 }
 
 /// One connection's place: read without waiting; replaced by one caller at a time when it closed.
@@ -169,11 +170,12 @@ impl PostgresStore {
             timeout: options.timeout,
             sessions,
             next: AtomicUsize::new(0),
+            purges: PurgeLog::default(),
         });
         let retention = options.retention.as_millis() as u64;
         if options.purge_every.is_some() {
             // Automatic retention, once now and then in the background; a failure waits for the next round.
-            let _ = inner.purge(wall_ms().saturating_sub(retention)).await;
+            inner.purges.note(inner.purge(wall_ms().saturating_sub(retention)).await);
         }
         let purger = options.purge_every.map(|every| {
             let inner = Arc::downgrade(&inner);
@@ -181,7 +183,7 @@ impl PostgresStore {
                 loop {
                     tokio::time::sleep(every).await;
                     let Some(store) = inner.upgrade() else { return };
-                    let _ = store.purge(wall_ms().saturating_sub(retention)).await;
+                    store.purges.note(store.purge(wall_ms().saturating_sub(retention)).await);
                 }
             })
         });
@@ -191,6 +193,11 @@ impl PostgresStore {
     /// The database schema holding the tables.
     pub fn schema(&self) -> &str {
         &self.inner.schema
+    }
+
+    /// The automatic purge rounds that failed so far, with the last cause.
+    pub fn purge_failures(&self) -> PurgeFailures {
+        self.inner.purges.failures()
     }
 }
 

@@ -7,14 +7,15 @@
 //! blocks: callers hand requests to the thread and await a reply.
 
 use super::durable::{
-    DEFAULT_PURGE_EVERY, DEFAULT_RETENTION, OpenError, SCHEMA_VERSION, cutoff_sql, expiring_states_sql, from_sql,
-    to_sql,
+    DEFAULT_PURGE_EVERY, DEFAULT_RETENTION, OpenError, PurgeFailures, PurgeLog, SCHEMA_VERSION, cutoff_sql,
+    expiring_states_sql, from_sql, to_sql,
 };
 use super::{Claim, Store, StoreError};
 use crate::idempotency::{NewRecord, Record, State, Update, Version};
 use async_trait::async_trait;
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -77,6 +78,7 @@ pub struct SqliteStore {
     thread: Option<JoinHandle<()>>,
     path: PathBuf,
     retention: Duration,
+    purges: Arc<PurgeLog>,
 }
 
 impl SqliteStore {
@@ -91,12 +93,14 @@ impl SqliteStore {
         let (jobs, inbox) = mpsc::channel();
         let (ready, opened) = oneshot::channel();
         let thread_path = path.clone();
+        let purges = Arc::new(PurgeLog::default());
+        let worker_purges = purges.clone();
         let thread = std::thread::Builder::new()
             .name("callproof-sqlite".to_owned())
             .spawn(move || match open_connection(&thread_path, &options) {
                 Ok(connection) => {
                     if ready.send(Ok(())).is_ok() {
-                        Worker::new(connection, inbox, &options).run();
+                        Worker::new(connection, inbox, &options, worker_purges).run();
                     }
                 }
                 Err(error) => {
@@ -105,7 +109,7 @@ impl SqliteStore {
             })
             .map_err(|error| OpenError::Backend(format!("cannot start the SQLite thread: {error}")))?;
         match opened.await {
-            Ok(Ok(())) => Ok(SqliteStore { jobs, thread: Some(thread), path, retention }),
+            Ok(Ok(())) => Ok(SqliteStore { jobs, thread: Some(thread), path, retention, purges }),
             Ok(Err(error)) => Err(error),
             Err(_) => Err(OpenError::Backend("the SQLite thread stopped while opening".to_owned())),
         }
@@ -119,6 +123,11 @@ impl SqliteStore {
     /// How long settled records are kept.
     pub fn retention(&self) -> Duration {
         self.retention
+    }
+
+    /// The automatic purge rounds that failed so far, with the last cause.
+    pub fn purge_failures(&self) -> PurgeFailures {
+        self.purges.failures()
     }
 
     /// Finishes every request already made, then closes the database. Dropping the store does the same
@@ -238,10 +247,16 @@ struct Worker {
     purge_every: Option<Duration>,
     select: String,
     purge: String,
+    purges: Arc<PurgeLog>,
 }
 
 impl Worker {
-    fn new(connection: Connection, inbox: mpsc::Receiver<Job>, options: &SqliteOptions) -> Worker {
+    fn new(
+        connection: Connection,
+        inbox: mpsc::Receiver<Job>,
+        options: &SqliteOptions,
+        purges: Arc<PurgeLog>,
+    ) -> Worker {
         let expiring = expiring_states_sql();
         Worker {
             connection,
@@ -256,6 +271,7 @@ impl Worker {
                  WHERE state IN ({expiring}) AND updated_ms < ?1 LIMIT {PURGE_CHUNK}) \
                  AND state IN ({expiring}) AND updated_ms < ?1"
             ),
+            purges,
         }
     }
 
@@ -266,7 +282,8 @@ impl Worker {
                 && at <= Instant::now()
             {
                 // Automatic retention; a failure is retried at the next round.
-                let _ = self.purge(wall_ms().saturating_sub(self.retention.as_millis() as u64));
+                let round = self.purge(wall_ms().saturating_sub(self.retention.as_millis() as u64));
+                self.purges.note(round);
                 next_purge = Some(Instant::now() + every);
             }
             let first = match next_purge {

@@ -11,7 +11,7 @@ use callproof_executor::idempotency::{NewRecord, Record, State, Update};
 use callproof_executor::store::url_without_password;
 use callproof_executor::store::{
     Claim, MemoryStore, OpenError, PostgresOptions, PostgresStore, RedisOptions, RedisStore, SqliteOptions,
-    SqliteStore, Store,
+    SqliteStore, Store, StoreExt,
 };
 use serde_json::json;
 use std::io::Write;

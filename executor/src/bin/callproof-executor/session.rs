@@ -6,7 +6,7 @@
 
 use async_trait::async_trait;
 use callproof_executor::idempotency::{NewRecord, Record, Update, Version};
-use callproof_executor::store::{Claim, Store, StoreError};
+use callproof_executor::store::{Claim, Forward, Store, StoreError};
 use std::sync::Arc;
 
 /// Stores every key as `<session>/<key>`.
@@ -29,7 +29,11 @@ impl SessionStore {
 }
 
 #[async_trait]
-impl Store for SessionStore {
+impl Forward for SessionStore {
+    fn inner(&self) -> &dyn Store {
+        &*self.inner
+    }
+
     async fn claim(&self, new: &NewRecord) -> Result<Claim, StoreError> {
         let inner = NewRecord { key: format!("{}{}", self.prefix, new.key), ..new.clone() };
         Ok(match self.inner.claim(&inner).await? {
@@ -44,9 +48,5 @@ impl Store for SessionStore {
 
     async fn load(&self, key: &str) -> Result<Option<Record>, StoreError> {
         Ok(self.inner.load(&format!("{}{key}", self.prefix)).await?.map(|record| self.outer(record)))
-    }
-
-    async fn purge_expired(&self, updated_before_ms: u64) -> Result<u64, StoreError> {
-        self.inner.purge_expired(updated_before_ms).await
     }
 }

@@ -228,7 +228,7 @@ mod tests {
             let case = case(name);
             let call = ToolCall::raw("call_1", case.tool, case.arguments);
             let error = decode(&call, &tools, &Limits::default()).expect_err(name);
-            (error.code, error.details.get("reason").cloned(), error.details.get("keyword").cloned())
+            (error.code(), error.details().get("reason").cloned(), error.details().get("keyword").cloned())
         };
         assert_eq!(refusal("refund_invalid_json").0, ErrorCode::InvalidJson);
         assert_eq!(refusal("refund_duplicate_key"), (ErrorCode::InvalidArguments, Some(json!("duplicate_key")), None));

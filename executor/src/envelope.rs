@@ -60,7 +60,7 @@ impl Envelope {
 
     /// The error code, for failures.
     pub fn code(&self) -> Option<ErrorCode> {
-        self.error.as_ref().map(|error| error.code)
+        self.error.as_ref().map(|error| error.code())
     }
 
     /// The envelope as JSON.

@@ -1,8 +1,10 @@
 //! Stable error codes: one enum, wire strings written in one exhaustive `match`, one table row per code.
 //!
 //! Rule enforced here: a code's category, retryability, resolution and effect are facts of the code, never
-//! of the call site. [`ErrorBody::new`] is the only way to build an error body, so an envelope can never
-//! claim `retryable: true` for a code the table says is final. Codes are append-only: a released wire string
+//! of the call site. [`ErrorBody::new`] is the only way to build an error body and its fields are private,
+//! so an envelope can never claim `retryable: true` for a code the table says is final (the one exception is
+//! the deliberately broken `lying-retry-flags` mutant, through a hook that exists only with the `mutants`
+//! feature). Codes are append-only: a released wire string
 //! is never renamed or removed.
 
 use serde::{Deserialize, Serialize};
@@ -231,25 +233,18 @@ impl<'de> Deserialize<'de> for ErrorCode {
 
 /// The `error` member of a failed envelope.
 ///
-/// The flags come from the code table; only `message` and `details` vary per call.
+/// The flags come from the code table; only `message` and `details` vary per call. The fields are private so
+/// that this holds by construction: build one with [`ErrorBody::new`] (or read back one that was).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ErrorBody {
-    /// Machine-matchable code.
-    pub code: ErrorCode,
-    /// The layer, from the table.
-    pub category: Category,
-    /// For people. No stable format; never secrets, stack traces, SQL, hostnames or downstream bodies.
-    pub message: String,
-    /// From the table.
-    pub retryable: bool,
-    /// From the table.
-    pub resolution: Resolution,
-    /// From the table.
-    pub expose_to_model: bool,
-    /// From the table.
-    pub expose_to_user: bool,
-    /// Machine-readable facts (path, keyword, reason, retry_after_ms, ...).
-    pub details: Map<String, Value>,
+    code: ErrorCode,
+    category: Category,
+    message: String,
+    retryable: bool,
+    resolution: Resolution,
+    expose_to_model: bool,
+    expose_to_user: bool,
+    details: Map<String, Value>,
 }
 
 impl ErrorBody {
@@ -273,6 +268,67 @@ impl ErrorBody {
     pub fn with(mut self, key: &str, value: impl Into<Value>) -> ErrorBody {
         self.details.insert(key.to_owned(), value.into());
         self
+    }
+
+    /// Machine-matchable code.
+    pub fn code(&self) -> ErrorCode {
+        self.code
+    }
+
+    /// The layer, from the table.
+    pub fn category(&self) -> Category {
+        self.category
+    }
+
+    /// For people. No stable format; never secrets, stack traces, SQL, hostnames or downstream bodies.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// Whether the same business request may be retried, from the table.
+    pub fn retryable(&self) -> bool {
+        self.retryable
+    }
+
+    /// What the caller should do next, from the table.
+    pub fn resolution(&self) -> Resolution {
+        self.resolution
+    }
+
+    /// Whether the model may see the error, from the table.
+    pub fn expose_to_model(&self) -> bool {
+        self.expose_to_model
+    }
+
+    /// Whether the user may see the error, from the table.
+    pub fn expose_to_user(&self) -> bool {
+        self.expose_to_user
+    }
+
+    /// Machine-readable facts (path, keyword, reason, retry_after_ms, ...).
+    pub fn details(&self) -> &Map<String, Value> {
+        &self.details
+    }
+}
+
+/// Hooks for the known-bad executors of [`crate::mutants`]: each breaks a rule of this module on purpose, and
+/// none exists in a build without the `mutants` feature.
+#[cfg(feature = "mutants")]
+impl ErrorBody {
+    /// Overrides the table's flags (the `lying-retry-flags` mutant).
+    pub fn forge_flags(&mut self, retryable: bool, resolution: Resolution) {
+        self.retryable = retryable;
+        self.resolution = resolution;
+    }
+
+    /// Replaces the message, whatever it says (the `leaky-errors` mutant).
+    pub fn forge_message(&mut self, message: String) {
+        self.message = message;
+    }
+
+    /// The details, to change at will (the `errors-without-details` and `drops-retry-after` mutants).
+    pub fn forge_details(&mut self) -> &mut Map<String, Value> {
+        &mut self.details
     }
 }
 

@@ -264,7 +264,7 @@ impl Executor {
             Ok(resource) => resource,
             Err(error) => {
                 // Only an authorization refusal is a decision; a lookup that failed or ran out of time made none.
-                if error.category == Category::Authorization {
+                if error.category() == Category::Authorization {
                     run.trail.authorization = Decision::Deny;
                 }
                 return run.fail(error);

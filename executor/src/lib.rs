@@ -21,8 +21,9 @@
 //! and the harness alike.
 //!
 //! Ports (traits) for faults and variants: [`clock::Clock`], [`store::Store`], [`resource::Resources`],
-//! [`audit::AuditSink`], [`tool::Tool`]. Pure stages are swappable function pointers in [`Stages`]; the
-//! known-bad executors in [`mutants`] are one-line swaps of either.
+//! [`audit::AuditSink`], [`tool::Tool`]. Pure stages are swappable function pointers in [`Stages`]; an
+//! [`app::Variant`] assembles the conformance app from stages and port wrappers, and the known-bad executors in
+//! `mutants` (behind the cargo feature `mutants`) are one-line swaps of either.
 
 pub mod app;
 pub mod audit;
@@ -41,6 +42,7 @@ pub mod idempotency;
 pub mod lines;
 pub mod lint;
 pub mod mapping;
+#[cfg(feature = "mutants")]
 pub mod mutants;
 pub mod outcome;
 pub mod output;

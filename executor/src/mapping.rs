@@ -20,11 +20,11 @@ pub fn model_view(envelope: &Envelope) -> Value {
         (_, Some(error)) => json!({
             "ok": false,
             "error": {
-                "code": error.code,
-                "message": error.message,
-                "retryable": error.retryable,
-                "resolution": error.resolution,
-                "details": error.details,
+                "code": error.code(),
+                "message": error.message(),
+                "retryable": error.retryable(),
+                "resolution": error.resolution(),
+                "details": error.details(),
             }
         }),
         _ => json!({"ok": envelope.ok}),

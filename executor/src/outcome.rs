@@ -87,10 +87,10 @@ pub fn settle(attempt: Attempt) -> Settled {
 /// reading again is safe, so the unknown outcome becomes a retryable `dependency_unavailable`.
 pub fn for_read(settled: Settled) -> Settled {
     let Err(unknown) = &settled.result else { return settled };
-    if unknown.code != ErrorCode::TimeoutUnknown {
+    if unknown.code() != ErrorCode::TimeoutUnknown {
         return settled;
     }
-    let mut error = if unknown.details.get("reason").and_then(Value::as_str) == Some(UNEXPECTED_ANSWER) {
+    let mut error = if unknown.details().get("reason").and_then(Value::as_str) == Some(UNEXPECTED_ANSWER) {
         ErrorBody::new(
             ErrorCode::DependencyUnavailable,
             "the downstream answered outside its contract; reading again is safe",
@@ -100,7 +100,7 @@ pub fn for_read(settled: Settled) -> Settled {
         ErrorBody::new(ErrorCode::DependencyUnavailable, "the downstream did not answer in time; reading again is safe")
             .with("reason", "no_answer")
     };
-    if let Some(status) = unknown.details.get("downstream_status") {
+    if let Some(status) = unknown.details().get("downstream_status") {
         error = error.with("downstream_status", status.clone());
     }
     Settled { state: State::FailedRetryable, result: Err(error), ..settled }
@@ -185,8 +185,8 @@ mod tests {
         let settled = failed(Failure::Lost);
         assert_eq!(settled.state, State::Unknown);
         let error = settled.result.expect_err("error");
-        assert_eq!(error.code, ErrorCode::TimeoutUnknown);
-        assert!(!error.retryable);
+        assert_eq!(error.code(), ErrorCode::TimeoutUnknown);
+        assert!(!error.retryable());
     }
 
     #[test]
@@ -194,7 +194,7 @@ mod tests {
         assert_eq!(settle(Attempt::TimedOut { sent: true }).state, State::Unknown);
         let not_sent = settle(Attempt::TimedOut { sent: false });
         assert_eq!(not_sent.state, State::FailedRetryable);
-        assert_eq!(not_sent.result.expect_err("error").code, ErrorCode::TimeoutNotStarted);
+        assert_eq!(not_sent.result.expect_err("error").code(), ErrorCode::TimeoutNotStarted);
     }
 
     #[test]
@@ -217,10 +217,10 @@ mod tests {
     fn an_unanswered_read_is_retryable() {
         let settled = for_read(settle(Attempt::TimedOut { sent: true }));
         let error = settled.result.expect_err("error");
-        assert_eq!(error.code, ErrorCode::DependencyUnavailable);
-        assert!(error.retryable);
+        assert_eq!(error.code(), ErrorCode::DependencyUnavailable);
+        assert!(error.retryable());
         let write = settle(Attempt::TimedOut { sent: true });
-        assert_eq!(write.result.expect_err("error").code, ErrorCode::TimeoutUnknown);
+        assert_eq!(write.result.expect_err("error").code(), ErrorCode::TimeoutUnknown);
     }
 
     #[test]
@@ -230,25 +230,25 @@ mod tests {
         let write = answered();
         assert_eq!(write.state, State::Unknown);
         let error = write.result.expect_err("error");
-        assert_eq!(error.code, ErrorCode::TimeoutUnknown);
-        assert!(!error.retryable);
-        assert_eq!(error.details["reason"], "unexpected_answer");
-        assert_eq!(error.details["downstream_status"], 302);
+        assert_eq!(error.code(), ErrorCode::TimeoutUnknown);
+        assert!(!error.retryable());
+        assert_eq!(error.details()["reason"], "unexpected_answer");
+        assert_eq!(error.details()["downstream_status"], 302);
         let read = for_read(answered());
         assert_eq!(read.state, State::FailedRetryable);
         let error = read.result.expect_err("error");
-        assert_eq!(error.code, ErrorCode::DependencyUnavailable);
-        assert!(error.retryable);
-        assert_eq!(error.details["reason"], "unexpected_answer");
-        assert_eq!(error.details["downstream_status"], 302);
+        assert_eq!(error.code(), ErrorCode::DependencyUnavailable);
+        assert!(error.retryable());
+        assert_eq!(error.details()["reason"], "unexpected_answer");
+        assert_eq!(error.details()["downstream_status"], 302);
     }
 
     #[test]
     fn rate_limits_always_say_when_to_retry() {
         let error =
             failed(Failure::RateLimited { retry_after: Some(Duration::from_secs(3)) }).result.expect_err("error");
-        assert_eq!(error.details["retry_after_ms"], 3000);
+        assert_eq!(error.details()["retry_after_ms"], 3000);
         let error = failed(Failure::RateLimited { retry_after: None }).result.expect_err("error");
-        assert_eq!(error.details["retry_after_ms"], 1000);
+        assert_eq!(error.details()["retry_after_ms"], 1000);
     }
 }

@@ -264,9 +264,9 @@ async fn a_destructive_call_without_approval_asks_the_user() {
     let envelope = world.execute(delete("acct_alice", None)).await;
     assert_code(&envelope, "approval_required");
     let error = envelope.error.as_ref().expect("error");
-    assert_eq!(error.resolution, callproof_executor::error::Resolution::AskUser);
-    assert_eq!(error.details["reason"], "approval_missing");
-    assert_eq!(error.details["tool"], "delete_account");
+    assert_eq!(error.resolution(), callproof_executor::error::Resolution::AskUser);
+    assert_eq!(error.details()["reason"], "approval_missing");
+    assert_eq!(error.details()["tool"], "delete_account");
     assert_eq!(world.tool_calls(), 0);
 }
 

@@ -28,9 +28,9 @@ async fn a_zero_budget_answers_timeout_not_started_without_invoking_the_tool() {
     let envelope = world.execute(budget(refund("ord_123", 100).business_request("biz_0"), 0)).await;
     assert_code(&envelope, "timeout_not_started");
     let error = envelope.error.as_ref().expect("error");
-    assert!(error.retryable);
-    assert_eq!(error.resolution, Resolution::RetrySameKey);
-    assert_eq!(error.details["reason"], "deadline_elapsed");
+    assert!(error.retryable());
+    assert_eq!(error.resolution(), Resolution::RetrySameKey);
+    assert_eq!(error.details()["reason"], "deadline_elapsed");
     assert_eq!(world.tool_calls(), 0);
     assert_eq!(envelope.meta.idempotency_key, None, "refused before the order was even looked up");
 
@@ -72,9 +72,9 @@ async fn a_tool_that_hangs_after_sending_ends_in_timeout_unknown_at_the_deadline
     assert_eq!(started.elapsed(), Duration::from_secs(5), "the answer comes at the deadline, not later");
     assert_code(&envelope, "timeout_unknown");
     let error = envelope.error.as_ref().expect("error");
-    assert!(!error.retryable, "it may have been applied");
-    assert_eq!(error.resolution, Resolution::Reconcile);
-    assert_eq!(error.details["reason"], "deadline_elapsed");
+    assert!(!error.retryable(), "it may have been applied");
+    assert_eq!(error.resolution(), Resolution::Reconcile);
+    assert_eq!(error.details()["reason"], "deadline_elapsed");
     assert_eq!(world.record_of(&envelope).await.state, State::Unknown);
 }
 
@@ -84,7 +84,7 @@ async fn a_tool_that_hangs_before_sending_ends_in_timeout_not_started() {
     world.tool("refund_order").script([Step::HangBeforeSend]);
     let envelope = world.execute(budget(refund("ord_123", 100), 5_000)).await;
     assert_code(&envelope, "timeout_not_started");
-    assert!(envelope.error.as_ref().expect("error").retryable);
+    assert!(envelope.error.as_ref().expect("error").retryable());
     assert_eq!(world.record_of(&envelope).await.state, State::FailedRetryable);
 }
 
@@ -95,8 +95,8 @@ async fn a_read_that_sent_and_never_answered_is_safe_to_retry() {
     let envelope = world.execute(budget(call("get_weather", r#"{"location":"Oslo","units":null}"#), 2_000)).await;
     assert_code(&envelope, "dependency_unavailable");
     let error = envelope.error.as_ref().expect("error");
-    assert!(error.retryable, "a read has no side effect to be unsure about");
-    assert_eq!(error.details["reason"], "no_answer");
+    assert!(error.retryable(), "a read has no side effect to be unsure about");
+    assert_eq!(error.details()["reason"], "no_answer");
 }
 
 #[tokio::test]

@@ -24,9 +24,9 @@ async fn a_request_that_never_left_is_a_retryable_dependency_failure() {
     let (_, envelope, state) = refund_answering(Step::fail(Failure::NotSent)).await;
     assert_code(&envelope, "dependency_unavailable");
     let error = envelope.error.as_ref().expect("error");
-    assert!(error.retryable);
-    assert_eq!(error.resolution, Resolution::RetrySameKey);
-    assert_eq!(error.details["reason"], "not_sent");
+    assert!(error.retryable());
+    assert_eq!(error.resolution(), Resolution::RetrySameKey);
+    assert_eq!(error.details()["reason"], "not_sent");
     assert_eq!(state, State::FailedRetryable);
 }
 
@@ -34,7 +34,7 @@ async fn a_request_that_never_left_is_a_retryable_dependency_failure() {
 async fn an_unavailable_downstream_is_a_retryable_dependency_failure_with_its_status() {
     let (_, envelope, state) = refund_answering(Step::poisoned(Failure::Unavailable, Some(503))).await;
     assert_code(&envelope, "dependency_unavailable");
-    assert!(envelope.error.as_ref().expect("error").retryable);
+    assert!(envelope.error.as_ref().expect("error").retryable());
     assert_eq!(details(&envelope)["reason"], "unavailable");
     assert_eq!(details(&envelope)["downstream_status"], 503);
     assert_eq!(state, State::FailedRetryable);
@@ -46,9 +46,9 @@ async fn a_rate_limit_says_when_to_retry() {
     let (_, envelope, state) = refund_answering(Step::poisoned(limited, Some(429))).await;
     assert_code(&envelope, "rate_limited");
     let error = envelope.error.as_ref().expect("error");
-    assert!(error.retryable);
-    assert_eq!(error.resolution, Resolution::RetryAfter);
-    assert_eq!(error.details["retry_after_ms"], 2_500);
+    assert!(error.retryable());
+    assert_eq!(error.resolution(), Resolution::RetryAfter);
+    assert_eq!(error.details()["retry_after_ms"], 2_500);
     assert_eq!(state, State::FailedRetryable);
 }
 
@@ -64,9 +64,9 @@ async fn a_connection_lost_after_sending_is_unknown_never_dependency_unavailable
     let (world, envelope, state) = refund_answering(Step::poisoned(Failure::Lost, None)).await;
     assert_code(&envelope, "timeout_unknown");
     let error = envelope.error.as_ref().expect("error");
-    assert!(!error.retryable);
-    assert_eq!(error.resolution, Resolution::Reconcile);
-    assert_eq!(error.details["reason"], "connection_lost");
+    assert!(!error.retryable());
+    assert_eq!(error.resolution(), Resolution::Reconcile);
+    assert_eq!(error.details()["reason"], "connection_lost");
     assert_eq!(state, State::Unknown);
     assert_eq!(world.tool("refund_order").invocations().len(), 1);
 }
@@ -76,7 +76,7 @@ async fn a_downstream_refusal_is_a_final_business_rejection() {
     let rejected = Failure::Rejected(Rejection::field("order_already_refunded", "order_id"));
     let (_, envelope, state) = refund_answering(Step::poisoned(rejected, Some(409))).await;
     assert_code(&envelope, "business_rejected");
-    assert!(!envelope.error.as_ref().expect("error").retryable);
+    assert!(!envelope.error.as_ref().expect("error").retryable());
     assert_eq!(details(&envelope)["reason"], "order_already_refunded");
     assert_eq!(details(&envelope)["field"], "order_id");
     assert_eq!(details(&envelope)["downstream_status"], 409);

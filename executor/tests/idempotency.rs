@@ -58,8 +58,8 @@ async fn changed_arguments_under_one_business_request_conflict_without_side_effe
     let conflict = world.execute(biz(200, "call_2")).await;
     assert_code(&conflict, "idempotency_conflict");
     let error = conflict.error.as_ref().expect("error");
-    assert!(!error.retryable);
-    assert_eq!(error.details["reason"], "arguments_changed");
+    assert!(!error.retryable());
+    assert_eq!(error.details()["reason"], "arguments_changed");
     assert_eq!(world.tool("refund_order").invocations().len(), 1);
     let record = world.record_of(&first).await;
     assert_eq!(record.state, State::Succeeded, "the conflict leaves the record alone");
@@ -97,9 +97,9 @@ async fn a_duplicate_while_the_first_attempt_runs_is_told_to_poll() {
     let duplicate = world.execute(biz(100, "call_2")).await;
     assert_code(&duplicate, "operation_in_progress");
     let error = duplicate.error.as_ref().expect("error");
-    assert!(error.retryable);
-    assert_eq!(error.resolution, Resolution::Poll);
-    assert!(error.details["retry_after_ms"].as_u64().expect("retry_after_ms") >= 100);
+    assert!(error.retryable());
+    assert_eq!(error.resolution(), Resolution::Poll);
+    assert!(error.details()["retry_after_ms"].as_u64().expect("retry_after_ms") >= 100);
     assert_eq!(world.record_of(&duplicate).await.state, State::InProgress);
 
     gate.open();
@@ -138,7 +138,7 @@ async fn a_spent_retry_budget_stops_retries_for_good() {
     assert_code(&world.execute(biz(100, "call_2")).await, "dependency_unavailable");
     let third = world.execute(biz(100, "call_3")).await;
     assert_code(&third, "retry_budget_exhausted");
-    assert!(!third.error.as_ref().expect("error").retryable);
+    assert!(!third.error.as_ref().expect("error").retryable());
     assert_eq!(details(&third)["attempts"], 2);
     assert_eq!(world.tool("refund_order").invocations().len(), 2);
     assert_eq!(world.record_of(&third).await.state, State::FailedFinal);
@@ -271,7 +271,7 @@ async fn an_unknown_outcome_nothing_can_resolve_keeps_answering_timeout_unknown(
     for attempt in 2..=3 {
         let retry = world.execute(request().attempt(attempt)).await;
         assert_code(&retry, "timeout_unknown");
-        assert_eq!(retry.error.as_ref().expect("error").resolution, Resolution::Reconcile);
+        assert_eq!(retry.error.as_ref().expect("error").resolution(), Resolution::Reconcile);
     }
     assert_eq!(tool.invocations().len(), 1, "an email is never sent twice on a guess");
     assert_eq!(world.record_of(&lost).await.state, State::Unknown);

@@ -18,8 +18,8 @@ async fn a_result_that_breaks_the_output_schema_is_withheld_as_output_invalid() 
     let envelope = world.execute(refund("ord_123", 100).business_request("biz_out")).await;
     assert_code(&envelope, "output_invalid");
     let error = envelope.error.as_ref().expect("error");
-    assert!(!error.retryable);
-    assert_eq!(error.resolution, callproof_executor::error::Resolution::Inspect);
+    assert!(!error.retryable());
+    assert_eq!(error.resolution(), callproof_executor::error::Resolution::Inspect);
     assert!(details(&envelope)["path"].is_string());
     assert!(details(&envelope)["keyword"].is_string());
     let text = envelope.to_json().to_string();

@@ -73,11 +73,11 @@ fn json_ish_bytes() -> impl Strategy<Value = Vec<u8>> {
 
 fn assert_input_refusal(result: &Result<decode::Decoded, callproof_executor::ErrorBody>) {
     if let Err(error) = result {
-        let info = error.code.info();
+        let info = error.code().info();
         assert!(
             matches!(info.category, Category::Input | Category::Protocol),
             "decode answered {} ({:?})",
-            error.code,
+            error.code(),
             info.category
         );
     }
@@ -131,9 +131,9 @@ proptest! {
         let refused = decode::decode(&call, world().executor.tools(), &Limits::default())
             .expect_err("no refund has an `x` field");
         let expected = if openers.len() + 1 > 64 { "invalid_arguments" } else { "schema_violation" };
-        prop_assert_eq!(refused.code.as_str(), expected);
+        prop_assert_eq!(refused.code().as_str(), expected);
         if openers.len() + 1 > 64 {
-            prop_assert_eq!(&refused.details["reason"], "too_deep");
+            prop_assert_eq!(&refused.details()["reason"], "too_deep");
         }
     }
 }
@@ -149,7 +149,7 @@ proptest! {
         // World::execute checks the envelope against docs/envelope.schema.json.
         let envelope = runtime().block_on(world().execute(support::call_value(tool, value)));
         if !envelope.ok {
-            prop_assert!(!envelope.error.as_ref().expect("error").message.is_empty());
+            prop_assert!(!envelope.error.as_ref().expect("error").message().is_empty());
         }
     }
 }

@@ -60,11 +60,11 @@ async fn requests_to(server: &MockServer, verb: &str, route: &str) -> usize {
 fn assert_unknown_not_unsent(envelope: &Envelope, status: u16) {
     let json = envelope.to_json();
     let error = envelope.error.as_ref().unwrap_or_else(|| panic!("a redirected refund is not a success: {json:#}"));
-    assert_ne!(error.details.get("reason"), Some(&json!("not_sent")), "{json:#}");
-    assert!(!error.retryable, "{json:#}");
-    assert_eq!(error.code.as_str(), "timeout_unknown", "{json:#}");
-    assert_eq!(error.details["reason"], "unexpected_answer", "{json:#}");
-    assert_eq!(error.details["downstream_status"], status, "{json:#}");
+    assert_ne!(error.details().get("reason"), Some(&json!("not_sent")), "{json:#}");
+    assert!(!error.retryable(), "{json:#}");
+    assert_eq!(error.code().as_str(), "timeout_unknown", "{json:#}");
+    assert_eq!(error.details()["reason"], "unexpected_answer", "{json:#}");
+    assert_eq!(error.details()["downstream_status"], status, "{json:#}");
 }
 
 #[tokio::test]
@@ -168,7 +168,7 @@ async fn a_redirected_read_is_a_retryable_dependency_failure_and_is_not_followed
     let envelope = executor.execute(Request::new(call, alice())).await;
     assert_eq!(elsewhere.received_requests().await.expect("wiremock records requests").len(), 0);
     let error = envelope.error.as_ref().unwrap_or_else(|| panic!("not a success: {:#}", envelope.to_json()));
-    assert_eq!(error.code.as_str(), "dependency_unavailable");
-    assert!(error.retryable);
-    assert_eq!(error.details["reason"], "unexpected_answer");
+    assert_eq!(error.code().as_str(), "dependency_unavailable");
+    assert!(error.retryable());
+    assert_eq!(error.details()["reason"], "unexpected_answer");
 }

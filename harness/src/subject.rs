@@ -7,10 +7,10 @@
 use crate::sim::SimulatedDownstream;
 use crate::world::World;
 use async_trait::async_trait;
-use callproof_executor::app::{Downstream, HttpDownstream, conformance_app};
+use callproof_executor::app::{Downstream, HttpDownstream, Variant};
 use callproof_executor::clock::{Clock, SystemClock};
 use callproof_executor::idempotency::Record;
-use callproof_executor::mutants::{Mutant, Variant};
+use callproof_executor::mutants::Mutant;
 use callproof_executor::store::{Forward, MemoryStore, Store, StoreError};
 use callproof_executor::{AuthContext, Config, Executor, Request, ToolCall};
 use serde_json::Value;
@@ -313,18 +313,11 @@ impl InProcess {
         downstream: Arc<dyn Downstream>,
         clock: Arc<dyn Clock>,
     ) -> Result<Arc<dyn Subject>, SubjectError> {
-        let (tools, resources) = conformance_app((self.variant.downstream)(downstream))
-            .map_err(|error| SubjectError::Assembly(error.to_string()))?;
         let outage = Arc::new(AtomicBool::new(false));
-        let store: Arc<dyn Store> =
-            Arc::new(OutageStore { inner: (self.variant.store)(Arc::new(MemoryStore::new())), down: outage.clone() });
-        let executor = Executor::builder(tools)
-            .stages(self.variant.stages)
-            .config(self.config.clone())
-            .clock((self.variant.clock)(clock))
-            .store(store.clone())
-            .resources(resources)
-            .build()
+        let store: Arc<dyn Store> = Arc::new(OutageStore { inner: Arc::new(MemoryStore::new()), down: outage.clone() });
+        let executor = self
+            .variant
+            .assemble(downstream, clock, store.clone(), self.config.clone())
             .map_err(|error| SubjectError::Assembly(error.to_string()))?;
         Ok(Arc::new(InProcessSubject { executor, store, outage }))
     }

@@ -9,11 +9,13 @@ mod catalog;
 mod downstream;
 mod http_tool;
 mod resources;
+mod variant;
 
 pub use catalog::{BusinessRule, CatalogEntry, HttpContract, ResourceBinding, catalog};
 pub use downstream::{Downstream, HttpDownstream, HttpRequest, HttpResponse, MAX_RESPONSE_BYTES, SendError};
 pub use http_tool::HttpTool;
 pub use resources::HttpResources;
+pub use variant::{AssembleError, Variant};
 
 use crate::registry::{RegistryError, Tools};
 use std::sync::Arc;

@@ -67,7 +67,7 @@ pub fn decode(call: &ToolCall, tools: &Tools, limits: &Limits) -> Result<Decoded
 ///
 /// # Errors
 /// `invalid_json` or `invalid_arguments` with a `reason`.
-pub fn parse_arguments(arguments: &Arguments, limits: &Limits) -> Result<Value, ErrorBody> {
+pub(crate) fn parse_arguments(arguments: &Arguments, limits: &Limits) -> Result<Value, ErrorBody> {
     let value = match arguments {
         Arguments::Raw(text) => {
             check_size(text.len(), limits)?;
@@ -90,7 +90,7 @@ pub fn parse_arguments(arguments: &Arguments, limits: &Limits) -> Result<Value, 
 ///
 /// # Errors
 /// `tool_not_found`.
-pub fn find_tool(tools: &Tools, name: &str) -> Result<Arc<Registered>, ErrorBody> {
+pub(crate) fn find_tool(tools: &Tools, name: &str) -> Result<Arc<Registered>, ErrorBody> {
     tools.get(name).cloned().ok_or_else(|| {
         let shown: String = name.chars().take(64).collect();
         ErrorBody::new(ErrorCode::ToolNotFound, "no tool has this exact name").with("tool", shown)
@@ -101,7 +101,7 @@ pub fn find_tool(tools: &Tools, name: &str) -> Result<Arc<Registered>, ErrorBody
 ///
 /// # Errors
 /// `schema_violation` with the first violation's path and keyword and a bounded list of all of them.
-pub fn check_schema(tool: &Registered, arguments: &Value, limits: &Limits) -> Result<(), ErrorBody> {
+pub(crate) fn check_schema(tool: &Registered, arguments: &Value, limits: &Limits) -> Result<(), ErrorBody> {
     if tool.input.is_valid(arguments) {
         return Ok(());
     }
@@ -122,7 +122,7 @@ pub fn check_schema(tool: &Registered, arguments: &Value, limits: &Limits) -> Re
 }
 
 /// Canonical form and hash of arguments that passed every check.
-pub fn finish(tool: Arc<Registered>, arguments: Value) -> Decoded {
+pub(crate) fn finish(tool: Arc<Registered>, arguments: Value) -> Decoded {
     let canonical = canonical_json(&arguments);
     let arguments_hash = sha256_hex(canonical.as_bytes());
     Decoded { tool, arguments, canonical, arguments_hash }

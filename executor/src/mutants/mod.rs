@@ -2,40 +2,18 @@
 //!
 //! Rule enforced here: a mutant differs from the reference by a one-line swap of one stage or one port in its
 //! [`Variant`] (two lines where the bug needs two cooperating parts), never by a copy of the pipeline. Each
-//! mutant's doc says the bug it models. Nothing here is used by the reference executor.
+//! mutant is one row of [`ALL`]: its name, the bug it models, how it is assembled, and the harness checks it
+//! must trip (in process, and as a separate process). Nothing here is used by the reference executor, and
+//! none of it is compiled without the cargo feature `mutants`.
 
 pub mod ports;
 pub mod stages;
 
-use crate::app::Downstream;
-use crate::clock::Clock;
+use crate::app::Variant;
 use crate::executor::Stages;
-use crate::store::Store;
 use std::sync::Arc;
 
-/// How to assemble an executor: stages plus wrappers around its ports.
-#[derive(Clone, Copy)]
-pub struct Variant {
-    /// The stages.
-    pub stages: Stages,
-    /// Wraps the idempotency store.
-    pub store: fn(Arc<dyn Store>) -> Arc<dyn Store>,
-    /// Wraps the conformance app's downstream.
-    pub downstream: fn(Arc<dyn Downstream>) -> Arc<dyn Downstream>,
-    /// Wraps the clock.
-    pub clock: fn(Arc<dyn Clock>) -> Arc<dyn Clock>,
-}
-
-impl Variant {
-    /// The reference executor.
-    pub const REFERENCE: Variant = Variant { stages: Stages::REFERENCE, store: same, downstream: same, clock: same };
-}
-
-fn same<T: ?Sized>(port: Arc<T>) -> Arc<T> {
-    port
-}
-
-/// A named known-bad executor.
+/// A named known-bad executor: one row of the table.
 #[derive(Clone, Copy)]
 pub struct Mutant {
     /// Its name (`--mutant NAME`).
@@ -44,6 +22,37 @@ pub struct Mutant {
     pub bug: &'static str,
     /// How it is assembled.
     pub variant: Variant,
+    /// The harness checks (ids of docs/checks.md) it must trip when the shipped suite runs against it in
+    /// process. The executor crate does not depend on the harness, so the ids are strings; the harness
+    /// tests that each names a check.
+    pub trips: &'static [&'static str],
+    /// How it is caught as a separate process.
+    pub process: AsProcess,
+}
+
+/// How a mutant is caught when it runs as a process (`callproof-executor --stdio --mutant NAME`), where the
+/// harness cannot read its idempotency records.
+#[derive(Clone, Copy)]
+pub struct AsProcess {
+    /// The shipped scenarios that exercise its checks (paths under `scenarios/`, without `.toml`).
+    pub scenarios: &'static [&'static str],
+    /// The checks it must trip there, when they differ from [`Mutant::trips`] (a check that reads the
+    /// executor's records is judged by another one).
+    pub trips: Option<&'static [&'static str]>,
+    /// Whether it needs records that survive a restart (its bug shows only across a kill).
+    pub durable_store: bool,
+}
+
+impl Mutant {
+    /// The checks it must trip as a separate process.
+    pub fn trips_as_process(&self) -> &'static [&'static str] {
+        self.process.trips.unwrap_or(self.trips)
+    }
+}
+
+/// Caught as a process over these scenarios, by the same checks as in process, on any store.
+const fn over(scenarios: &'static [&'static str]) -> AsProcess {
+    AsProcess { scenarios, trips: None, durable_store: false }
 }
 
 const R: Variant = Variant::REFERENCE;
@@ -51,26 +60,34 @@ const S: Stages = Stages::REFERENCE;
 
 /// Every mutant, in a stable order: the fourteen of issue 4 first, then the ones that make the remaining
 /// checks bite.
-pub const ALL: [Mutant; 25] = [
+pub const ALL: &[Mutant] = &[
     Mutant {
         name: "check-then-act",
         bug: "the idempotency claim reads, then writes, not atomically: concurrent duplicates both execute",
         variant: Variant { store: |store| Arc::new(ports::CheckThenActStore(store)), ..R },
+        trips: &["single-effect", "burst-single-execution"],
+        process: over(&["idempotency/burst_of_identical_calls"]),
     },
     Mutant {
         name: "key-from-call-id",
         bug: "the idempotency key is derived from the model's call_id, so a retry with a new call_id executes again",
         variant: Variant { stages: Stages { derive_key: stages::key_from_call_id, ..S }, ..R },
+        trips: &["same-key", "single-effect", "replay-same-result"],
+        process: over(&["idempotency/duplicate_refund_after_lost_response"]),
     },
     Mutant {
         name: "key-per-attempt",
         bug: "the idempotency key includes the attempt number: every retry is a new operation",
         variant: Variant { stages: Stages { derive_key: stages::key_per_attempt, ..S }, ..R },
+        trips: &["same-key", "single-effect"],
+        process: over(&["idempotency/duplicate_refund_after_lost_response"]),
     },
     Mutant {
         name: "timeout-as-not-started",
         bug: "a timeout after the request was sent is reported as timeout_not_started (retryable)",
         variant: Variant { stages: Stages { settle: stages::settle_timeout_as_not_started, ..S }, ..R },
+        trips: &["failure-means-not-applied", "unknown-outcome-not-retryable", "not-sent-means-unseen"],
+        process: over(&["idempotency/timeout_after_commit_reconciles"]),
     },
     Mutant {
         name: "lost-as-unavailable",
@@ -80,21 +97,29 @@ pub const ALL: [Mutant; 25] = [
             downstream: |downstream| Arc::new(ports::ResendOnLost(downstream)),
             ..R
         },
+        trips: &["single-effect", "ok-means-applied"],
+        process: over(&["idempotency/duplicate_refund_after_lost_response"]),
     },
     Mutant {
         name: "coercing-decoder",
         bug: "the decoder coerces types (\"100\" → 100, true → 1) before validating",
         variant: Variant { stages: Stages { decode: stages::decode_coercing, ..S }, ..R },
+        trips: &["corpus-codes", "expectations", "malformed-input-refused"],
+        process: over(&["decode/malformed_corpus", "decode/string_for_integer"]),
     },
     Mutant {
         name: "unknown-fields-ignored",
         bug: "arguments the schema does not declare are dropped silently instead of refused",
         variant: Variant { stages: Stages { decode: stages::decode_ignoring_unknown_fields, ..S }, ..R },
+        trips: &["corpus-codes", "malformed-input-refused"],
+        process: over(&["decode/malformed_corpus"]),
     },
     Mutant {
         name: "duplicate-keys-last-wins",
         bug: "a repeated key in the arguments is accepted and the last value wins",
         variant: Variant { stages: Stages { decode: stages::decode_last_key_wins, ..S }, ..R },
+        trips: &["corpus-codes", "malformed-input-refused"],
+        process: over(&["decode/malformed_corpus"]),
     },
     Mutant {
         name: "trusts-argument-identity",
@@ -107,41 +132,58 @@ pub const ALL: [Mutant; 25] = [
             },
             ..R
         },
+        trips: &["tenant-isolation"],
+        process: over(&["auth/identity_in_arguments"]),
     },
     Mutant {
         name: "approval-ignores-arguments",
         bug: "an approval is bound to the tool but not to the arguments (or the risk) it was given for",
         variant: Variant { stages: Stages { check_access: stages::approval_ignoring_arguments, ..S }, ..R },
+        trips: &["approval-bound"],
+        process: over(&["auth/approval_bound_to_arguments"]),
     },
     Mutant {
         name: "output-unvalidated",
         bug: "the tool's output is passed on without checking it against the output schema",
         variant: Variant { stages: Stages { validate_output: stages::output_unvalidated, ..S }, ..R },
+        trips: &["output-invalid-withheld"],
+        process: over(&["downstream/bad_output_withheld"]),
     },
     Mutant {
         name: "leaky-errors",
         bug: "error messages carry the downstream's body: secrets, stack traces, SQL, hostnames",
         variant: Variant { stages: Stages { settle: stages::settle_leaking_downstream_body, ..S }, ..R },
+        trips: &["no-secret-leak"],
+        process: over(&["downstream/leak_bait"]),
     },
     Mutant {
         name: "lease-expiry-to-absent",
         bug: "an IN_PROGRESS record whose lease expired goes back to ABSENT and is executed again",
         variant: Variant { store: |store| Arc::new(ports::LeaseExpiryToAbsentStore(store)), ..R },
+        trips: &["single-effect", "reconcile-before-resend"],
+        // The bug shows after a kill: over a memory store every executor would lose the record.
+        process: AsProcess { durable_store: true, ..over(&["idempotency/crash_after_commit"]) },
     },
     Mutant {
         name: "unknown-reexecuted",
         bug: "an UNKNOWN outcome is retried by executing again, without a status query",
         variant: Variant { stages: Stages { plan_reconciliation: stages::reconcile_by_reexecuting, ..S }, ..R },
+        trips: &["reconcile-before-resend", "single-effect"],
+        process: over(&["idempotency/duplicate_refund_after_lost_response"]),
     },
     Mutant {
         name: "key-hashes-arguments",
         bug: "the key hashes the arguments even under a business request id, so changed arguments execute instead of conflicting",
         variant: Variant { stages: Stages { derive_key: stages::key_hashes_arguments, ..S }, ..R },
+        trips: &["conflict-on-changed-arguments"],
+        process: over(&["idempotency/changed_arguments_conflict"]),
     },
     Mutant {
         name: "ownership-unchecked",
         bug: "holding the tool's scope is taken as access to every resource: no tenant or owner check",
         variant: Variant { stages: Stages { check_ownership: stages::ownership_unchecked, ..S }, ..R },
+        trips: &["tenant-isolation"],
+        process: over(&["auth/foreign_order_forbidden"]),
     },
     Mutant {
         name: "scope-after-lookup",
@@ -154,52 +196,75 @@ pub const ALL: [Mutant; 25] = [
             },
             ..R
         },
+        trips: &["rejection-has-no-effect"],
+        process: over(&["auth/missing_scope"]),
     },
     Mutant {
         name: "lying-retry-flags",
         bug: "timeout_unknown is flagged retryable with resolution retry_same_key",
         variant: Variant { stages: Stages { settle: stages::settle_lying_retry_flags, ..S }, ..R },
+        trips: &["code-table", "envelope-schema"],
+        process: over(&["idempotency/duplicate_refund_after_lost_response"]),
     },
     Mutant {
         name: "drops-retry-after",
         bug: "rate_limited answers omit retry_after_ms",
         variant: Variant { stages: Stages { settle: stages::settle_dropping_retry_after, ..S }, ..R },
+        trips: &["rate-limit-retry-after"],
+        process: over(&["downstream/rate_limited"]),
     },
     Mutant {
         name: "errors-without-details",
         bug: "decode refusals carry no details: no path, position, reason or hint for the model to repair",
         variant: Variant { stages: Stages { decode: stages::decode_without_details, ..S }, ..R },
+        trips: &["corpus-details"],
+        process: over(&["decode/malformed_corpus"]),
     },
     Mutant {
         name: "deadline-ignored",
         bug: "the caller's budget is ignored; the executor waits on its own, much longer timeout",
         variant: Variant { clock: |clock| Arc::new(ports::SkewedClock(clock)), ..R },
+        trips: &["answer-within-deadline"],
+        process: over(&["deadline/read_timeout_is_retryable"]),
     },
     Mutant {
         name: "completion-not-recorded",
         bug: "the outcome is never written back: the record stays IN_PROGRESS past its lease",
         variant: Variant { store: |store| Arc::new(ports::LosesCompletionsStore(store)), ..R },
+        trips: &["lease-honoured"],
+        // `lease-honoured` reads the executor's records, which a process does not expose: there the retry that
+        // meets the stuck record fails the scenario's own expectations instead.
+        process: AsProcess {
+            trips: Some(&["expectations"]),
+            ..over(&["idempotency/duplicate_refund_after_lost_response"])
+        },
     },
     Mutant {
         name: "no-deadline-header",
         bug: "the remaining deadline is not sent downstream",
         variant: Variant { downstream: |downstream| Arc::new(ports::StripHeader(downstream, "x-deadline-ms")), ..R },
+        trips: &["deadline-propagated"],
+        process: over(&["idempotency/timeout_before_commit_reexecutes"]),
     },
     Mutant {
         name: "no-request-id",
         bug: "downstream requests do not carry the executor's request id",
         variant: Variant { downstream: |downstream| Arc::new(ports::StripHeader(downstream, "x-request-id")), ..R },
+        trips: &["request-id-propagated"],
+        process: over(&["idempotency/duplicate_while_in_progress"]),
     },
     Mutant {
         name: "follows-output-instructions",
         bug: "instructions found in tool output are executed as commands",
         variant: Variant { downstream: |downstream| Arc::new(ports::FollowsInstructions(downstream)), ..R },
+        trips: &["injected-text-inert"],
+        process: over(&["downstream/injected_text_is_data"]),
     },
 ];
 
 /// The mutant with this name.
 pub fn by_name(name: &str) -> Option<Mutant> {
-    ALL.into_iter().find(|mutant| mutant.name == name)
+    ALL.iter().find(|mutant| mutant.name == name).copied()
 }
 
 #[cfg(test)]
@@ -212,5 +277,20 @@ mod tests {
         assert_eq!(names.len(), ALL.len());
         assert!(by_name("check-then-act").is_some());
         assert!(by_name("nope").is_none());
+    }
+
+    #[test]
+    fn every_row_names_checks_to_trip_and_scenarios_to_trip_them_in() {
+        for mutant in ALL {
+            assert!(!mutant.trips.is_empty(), "{} names no check", mutant.name);
+            assert!(!mutant.trips_as_process().is_empty(), "{} names no check as a process", mutant.name);
+            assert!(!mutant.process.scenarios.is_empty(), "{} names no scenario", mutant.name);
+        }
+        let stuck = by_name("completion-not-recorded").expect("a mutant");
+        assert_eq!(stuck.trips_as_process(), ["expectations"]);
+        assert_eq!(
+            by_name("check-then-act").expect("a mutant").trips_as_process(),
+            ["single-effect", "burst-single-execution"]
+        );
     }
 }

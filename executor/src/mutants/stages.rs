@@ -60,7 +60,7 @@ pub fn decode_last_key_wins(call: &ToolCall, tools: &Tools, limits: &Limits) -> 
 /// Decodes like the reference but answers refusals without details: no path, no position, no reason.
 pub fn decode_without_details(call: &ToolCall, tools: &Tools, limits: &Limits) -> Result<Decoded, ErrorBody> {
     decode::decode(call, tools, limits).map_err(|mut error| {
-        error.details.clear();
+        error.forge_details().clear();
         error
     })
 }
@@ -187,7 +187,8 @@ pub fn settle_leaking_downstream_body(attempt: Attempt) -> Settled {
     };
     let mut settled = outcome::settle(attempt);
     if let (Err(error), Some(body)) = (&mut settled.result, body) {
-        error.message = format!("{}: {body}", error.message);
+        let leaked = format!("{}: {body}", error.message());
+        error.forge_message(leaked);
     }
     settled
 }
@@ -196,10 +197,9 @@ pub fn settle_leaking_downstream_body(attempt: Attempt) -> Settled {
 pub fn settle_lying_retry_flags(attempt: Attempt) -> Settled {
     let mut settled = outcome::settle(attempt);
     if let Err(error) = &mut settled.result
-        && error.code == ErrorCode::TimeoutUnknown
+        && error.code() == ErrorCode::TimeoutUnknown
     {
-        error.retryable = true;
-        error.resolution = Resolution::RetrySameKey;
+        error.forge_flags(true, Resolution::RetrySameKey);
     }
     settled
 }
@@ -208,7 +208,7 @@ pub fn settle_lying_retry_flags(attempt: Attempt) -> Settled {
 pub fn settle_dropping_retry_after(attempt: Attempt) -> Settled {
     let mut settled = outcome::settle(attempt);
     if let Err(error) = &mut settled.result {
-        error.details.remove("retry_after_ms");
+        error.forge_details().remove("retry_after_ms");
     }
     settled
 }

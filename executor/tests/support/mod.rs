@@ -778,7 +778,7 @@ pub(crate) fn code(envelope: &Envelope) -> &'static str {
 
 /// The error details of a failed envelope.
 pub(crate) fn details(envelope: &Envelope) -> &serde_json::Map<String, Value> {
-    &envelope.error.as_ref().unwrap_or_else(|| panic!("expected a failure, got {:#}", envelope.to_json())).details
+    envelope.error.as_ref().unwrap_or_else(|| panic!("expected a failure, got {:#}", envelope.to_json())).details()
 }
 
 /// Asserts the envelope failed with `expected`, showing the whole envelope otherwise.

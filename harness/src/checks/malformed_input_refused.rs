@@ -36,7 +36,7 @@ fn run(context: &Context<'_>) -> Outcome {
             judgement.fail(
                 format!(
                     "the contract refuses these arguments ({}: {}), but the call answered {answered}",
-                    refusal.code, refusal.message
+                    refusal.code(), refusal.message()
                 ),
                 context.evidence(call),
             );

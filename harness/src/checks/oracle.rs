@@ -31,7 +31,7 @@ fn tools() -> &'static Tools {
 pub(super) fn refusal(call: &ToolCall) -> Option<ErrorBody> {
     match decode::decode(call, tools(), &Limits::default()) {
         Ok(_) => None,
-        Err(error) if matches!(error.category, Category::Input | Category::Protocol) => Some(error),
+        Err(error) if matches!(error.category(), Category::Input | Category::Protocol) => Some(error),
         Err(_) => None,
     }
 }

@@ -36,7 +36,16 @@ pub(crate) fn executor_binary() -> PathBuf {
     BUILT
         .get_or_init(|| {
             let status = Command::new(env!("CARGO"))
-                .args(["build", "--quiet", "-p", "callproof-executor", "--bin", "callproof-executor"])
+                .args([
+                    "build",
+                    "--quiet",
+                    "-p",
+                    "callproof-executor",
+                    "--bin",
+                    "callproof-executor",
+                    "--features",
+                    "mutants",
+                ])
                 .current_dir(repo())
                 .status()
                 .expect("cargo runs");

@@ -2,7 +2,7 @@
 //!
 //! Rule enforced here: a wrong option is an error with the usage text, never a silent default.
 
-use callproof_executor::mutants::{self, Mutant};
+use callproof_executor::app::Variant;
 use callproof_executor::store::url_without_password;
 use std::path::PathBuf;
 
@@ -19,7 +19,8 @@ Serves the callproof conformance app as the reference executor, speaking the ada
                       postgres:URL           PostgreSQL, shared by replicas (URL: postgres://user@host:port/db)
                       redis:URL              Redis, shared by replicas (URL: redis://host:port/db)
   --namespace NAME  PostgreSQL schema or Redis key prefix (default callproof)
-  --mutant NAME     run a known-bad variant of the reference executor (see `callproof mutants`)
+  --mutant NAME     run a known-bad variant of the reference executor (see `callproof mutants`); needs a
+                    build with the `mutants` feature (cargo build -p callproof-executor --features mutants)
   --help, --version
 ";
 
@@ -65,7 +66,10 @@ impl StoreChoice {
 pub(crate) struct Options {
     pub(crate) store: StoreChoice,
     pub(crate) namespace: String,
-    pub(crate) mutant: Option<Mutant>,
+    /// The reference, or the variant of `--mutant`.
+    pub(crate) variant: Variant,
+    /// The name of the mutant, when one was chosen.
+    pub(crate) mutant: Option<&'static str>,
 }
 
 pub(crate) enum Parsed {
@@ -78,6 +82,7 @@ pub(crate) fn parse(mut args: impl Iterator<Item = String>) -> Result<Parsed, St
     let mut stdio = false;
     let mut store = StoreChoice::Sqlite(PathBuf::from("callproof-executor.sqlite3"));
     let mut namespace = "callproof".to_owned();
+    let mut variant = Variant::REFERENCE;
     let mut mutant = None;
     while let Some(arg) = args.next() {
         let (name, inline) = match arg.split_once('=') {
@@ -90,12 +95,8 @@ pub(crate) fn parse(mut args: impl Iterator<Item = String>) -> Result<Parsed, St
             "--store" => store = StoreChoice::parse(&value("--store")?)?,
             "--namespace" => namespace = value("--namespace")?,
             "--mutant" => {
-                let name = value("--mutant")?;
-                let names: Vec<&str> = mutants::ALL.iter().map(|mutant| mutant.name).collect();
-                mutant = Some(
-                    mutants::by_name(&name)
-                        .ok_or_else(|| format!("unknown mutant {name:?}; known: {}", names.join(", ")))?,
-                );
+                let (name, chosen) = known_bad(&value("--mutant")?)?;
+                (mutant, variant) = (Some(name), chosen);
             }
             "--help" | "-h" => return Ok(Parsed::Help),
             "--version" | "-V" => return Ok(Parsed::Version),
@@ -105,5 +106,24 @@ pub(crate) fn parse(mut args: impl Iterator<Item = String>) -> Result<Parsed, St
     if !stdio {
         return Err("say --stdio: the adapter protocol over stdin/stdout is the only transport".to_owned());
     }
-    Ok(Parsed::Run(Options { store, namespace, mutant }))
+    Ok(Parsed::Run(Options { store, namespace, variant, mutant }))
+}
+
+/// The mutant called `name`.
+#[cfg(feature = "mutants")]
+fn known_bad(name: &str) -> Result<(&'static str, Variant), String> {
+    use callproof_executor::mutants;
+    let names: Vec<&str> = mutants::ALL.iter().map(|mutant| mutant.name).collect();
+    let mutant =
+        mutants::by_name(name).ok_or_else(|| format!("unknown mutant {name:?}; known: {}", names.join(", ")))?;
+    Ok((mutant.name, mutant.variant))
+}
+
+/// Without the `mutants` feature there are none to choose.
+#[cfg(not(feature = "mutants"))]
+fn known_bad(name: &str) -> Result<(&'static str, Variant), String> {
+    Err(format!(
+        "--mutant {name:?}: this build has no known-bad executors; build it with the `mutants` feature \
+         (cargo build -p callproof-executor --features mutants)"
+    ))
 }

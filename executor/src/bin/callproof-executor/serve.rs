@@ -6,15 +6,14 @@
 
 use crate::options::{Options, StoreChoice};
 use crate::session::SessionStore;
-use callproof_executor::Executor;
-use callproof_executor::app::{HttpDownstream, catalog, conformance_app};
+use callproof_executor::app::{HttpDownstream, catalog};
 use callproof_executor::clock::SystemClock;
 use callproof_executor::lines::{self, LineError, MAX_LINE_BYTES};
-use callproof_executor::mutants::Variant;
 use callproof_executor::protocol::{Capabilities, DURABLE_STORE, FromExecutor, Hello, ToExecutor, VERSION};
 use callproof_executor::store::{
     MemoryStore, PostgresOptions, PostgresStore, RedisOptions, RedisStore, SqliteOptions, SqliteStore, Store,
 };
+use callproof_executor::{Config, Executor};
 use std::sync::Arc;
 use tokio::io::{AsyncBufRead, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
@@ -88,7 +87,7 @@ pub(crate) async fn serve(options: Options) -> Result<(), String> {
 /// What this executor declares in answer to hello.
 fn capabilities(options: &Options, durable: bool) -> Capabilities {
     let name = match options.mutant {
-        Some(mutant) => format!("callproof-executor (mutant {})", mutant.name),
+        Some(mutant) => format!("callproof-executor (mutant {mutant})"),
         None => "callproof-executor".to_owned(),
     };
     Capabilities {
@@ -101,18 +100,12 @@ fn capabilities(options: &Options, durable: bool) -> Capabilities {
 }
 
 fn build(options: &Options, hello: &Hello, store: Arc<dyn Store>, durable: bool) -> Result<Executor, String> {
-    let variant = options.mutant.map_or(Variant::REFERENCE, |mutant| mutant.variant);
     let downstream = HttpDownstream::new(&hello.downstream_url)
         .map_err(|error| format!("cannot build an HTTP client for {}: {error}", hello.downstream_url))?;
-    let downstream = (variant.downstream)(Arc::new(downstream));
-    let (tools, resources) = conformance_app(downstream).map_err(|error| error.to_string())?;
     let store: Arc<dyn Store> = if durable { Arc::new(SessionStore::new(&hello.session, store)) } else { store };
-    Executor::builder(tools)
-        .stages(variant.stages)
-        .clock((variant.clock)(Arc::new(SystemClock)))
-        .store((variant.store)(store))
-        .resources(resources)
-        .build()
+    options
+        .variant
+        .assemble(Arc::new(downstream), Arc::new(SystemClock), store, Config::default())
         .map_err(|error| error.to_string())
 }
 

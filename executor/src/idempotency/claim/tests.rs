@@ -213,7 +213,7 @@ async fn a_live_lease_answers_in_progress_until_it_ends() {
     fixture.seed(State::InProgress, 1, None, NOW + 1_500, NOW + 1_000).await;
     let envelope = answer(fixture.claim().await.0);
     assert_eq!(code(&envelope), "operation_in_progress");
-    assert_eq!(envelope.error.as_ref().expect("error").details["retry_after_ms"], 1_500);
+    assert_eq!(envelope.error.as_ref().expect("error").details()["retry_after_ms"], 1_500);
     assert_eq!(fixture.record().await.state, State::InProgress);
 }
 
@@ -248,7 +248,7 @@ async fn a_settled_record_without_a_readable_answer_is_a_store_failure_with_its_
     let fixture = Fixture::new();
     fixture.seed(State::Succeeded, 1, Some(json!({"not": "an envelope"})), NOW - 1, NOW - 1).await;
     let (claimed, _, notes) = fixture.claim().await;
-    assert_eq!(answer(claimed).error.expect("error").details["reason"], "store_failed");
+    assert_eq!(answer(claimed).error.expect("error").details()["reason"], "store_failed");
     assert!(
         matches!(&notes[..], [AuditNote::StoreFailed { step: StoreStep::Claim, cause }] if cause.contains("unreadable")),
         "{notes:?}"
@@ -273,7 +273,7 @@ async fn a_retryable_failure_past_the_budget_answers_retry_budget_exhausted_for_
     fixture.seed(State::FailedRetryable, 2, None, NOW - 1, NOW - 1).await;
     let envelope = answer(fixture.claim().await.0);
     assert_eq!(code(&envelope), "retry_budget_exhausted");
-    assert_eq!(envelope.error.as_ref().expect("error").details["attempts"], 2);
+    assert_eq!(envelope.error.as_ref().expect("error").details()["attempts"], 2);
     let record = fixture.record().await;
     assert_eq!(record.state, State::FailedFinal);
     assert_eq!(record.outcome, Some(envelope.to_json()), "later attempts replay this answer");
@@ -286,7 +286,7 @@ async fn an_unknown_outcome_nothing_can_resolve_answers_timeout_unknown_or_repla
     fixture.seed(State::Unknown, 1, None, NOW - 1, NOW - 1).await;
     let envelope = answer(fixture.claim().await.0);
     assert_eq!(code(&envelope), "timeout_unknown");
-    assert_eq!(envelope.error.as_ref().expect("error").details["reason"], "unreconcilable");
+    assert_eq!(envelope.error.as_ref().expect("error").details()["reason"], "unreconcilable");
 
     let mut fixture = Fixture::new();
     fixture.plan = |_| Plan::Unresolvable;
@@ -346,7 +346,7 @@ async fn a_status_query_that_finds_nothing_waits_out_the_earlier_deadline_then_e
     fixture.script(vec![Ok(Status::NotFound)]);
     let envelope = answer(fixture.claim().await.0);
     assert_eq!(code(&envelope), "operation_in_progress");
-    let details = &envelope.error.as_ref().expect("error").details;
+    let details = &envelope.error.as_ref().expect("error").details();
     assert_eq!(
         (details["reason"].as_str(), details["retry_after_ms"].as_u64()),
         (Some("awaiting_earlier_deadline"), Some(500))

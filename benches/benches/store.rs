@@ -13,8 +13,8 @@
 
 use callproof_executor::idempotency::{NewRecord, State, Update};
 use callproof_executor::store::{
-    Claim, MemoryStore, PostgresOptions, PostgresStore, RedisOptions, RedisStore, SqliteOptions, SqliteStore, Store,
-    StoreExt, Synchronous,
+    Claim, Locator, MemoryStore, OpenOptions, PostgresOptions, RedisOptions, SqliteOptions, Store, StoreExt,
+    Synchronous,
 };
 use criterion::{Criterion, Throughput};
 use serde_json::json;
@@ -237,14 +237,15 @@ fn sqlite(runtime: &Runtime, dir: &Path, synchronous: Synchronous) -> Subject {
             epoch INTEGER NOT NULL, outcome TEXT, updated_ms INTEGER NOT NULL) WITHOUT ROWID",
     )
     .expect("raw table");
-    let options = SqliteOptions { synchronous, purge_every: None, ..SqliteOptions::default() };
+    let sqlite = SqliteOptions { synchronous, purge_every: None, ..SqliteOptions::default() };
+    let locator = Locator::Sqlite(dir.join(format!("store_{name}.sqlite3")));
     let store = runtime
-        .block_on(SqliteStore::open(dir.join(format!("store_{name}.sqlite3")), options))
+        .block_on(locator.open("", &OpenOptions { sqlite, ..OpenOptions::default() }))
         .expect("open the SQLite store");
     Subject {
         group: format!("store/sqlite_{name}"),
         label: format!("SQLite, synchronous={}", name.to_uppercase()),
-        store: Arc::new(store),
+        store,
         raw: Some(Raw::Sqlite(raw)),
     }
 }
@@ -257,13 +258,9 @@ fn postgres(runtime: &Runtime, url: &str, schema: &str, label: &str, options: &s
         let separator = if url.contains('?') { '&' } else { '?' };
         format!("{url}{separator}options={}", options.replace(' ', "%20").replace('=', "%3D"))
     };
-    let store_options = PostgresOptions {
-        schema: schema.to_owned(),
-        purge_every: None,
-        timeout: Duration::from_secs(5),
-        ..PostgresOptions::default()
-    };
-    let store = match runtime.block_on(PostgresStore::connect(&url, store_options)) {
+    let postgres = PostgresOptions { purge_every: None, timeout: Duration::from_secs(5), ..PostgresOptions::default() };
+    let (locator, opening) = (Locator::Postgres(url.clone()), OpenOptions { postgres, ..OpenOptions::default() });
+    let store = match runtime.block_on(locator.open(schema, &opening)) {
         Ok(store) => store,
         Err(error) => {
             println!("SKIPPED: PostgreSQL not reachable: {error}");
@@ -292,13 +289,14 @@ fn postgres(runtime: &Runtime, url: &str, schema: &str, label: &str, options: &s
         (client, upsert)
     });
     let group = if options.is_empty() { "store/postgres".to_owned() } else { "store/postgres_async_commit".to_owned() };
-    Some(Subject { group, label: label.to_owned(), store: Arc::new(store), raw: Some(Raw::Postgres(client, upsert)) })
+    Some(Subject { group, label: label.to_owned(), store, raw: Some(Raw::Postgres(client, upsert)) })
 }
 
-fn redis(runtime: &Runtime, url: &str, prefix: &str) -> Option<Subject> {
-    let options =
-        RedisOptions { prefix: prefix.to_owned(), timeout: Duration::from_secs(5), ..RedisOptions::default() };
-    let store = match runtime.block_on(RedisStore::connect(url, options)) {
+/// The store's keys start with `namespace:`, the baseline's too.
+fn redis(runtime: &Runtime, url: &str, namespace: &str) -> Option<Subject> {
+    let redis = RedisOptions { timeout: Duration::from_secs(5), ..RedisOptions::default() };
+    let (locator, options) = (Locator::Redis(url.to_owned()), OpenOptions { redis, ..OpenOptions::default() });
+    let store = match runtime.block_on(locator.open(namespace, &options)) {
         Ok(store) => store,
         Err(error) => {
             println!("SKIPPED: Redis not reachable: {error}");
@@ -311,8 +309,8 @@ fn redis(runtime: &Runtime, url: &str, prefix: &str) -> Option<Subject> {
     Some(Subject {
         group: "store/redis".to_owned(),
         label: "Redis".to_owned(),
-        store: Arc::new(store),
-        raw: Some(Raw::Redis(connection, prefix.to_owned())),
+        store,
+        raw: Some(Raw::Redis(connection, format!("{namespace}:"))),
     })
 }
 
@@ -411,7 +409,7 @@ fn main() {
         .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".to_owned());
     let redis_url = std::env::var("CALLPROOF_REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379/".to_owned());
     let schema = format!("cp_bench_{run}");
-    let prefix = format!("cp_bench_{run}:");
+    let prefix = format!("{schema}:");
     let dir = std::env::temp_dir().join(format!("callproof_bench_store_{run}"));
     std::fs::create_dir_all(&dir).expect("a temporary directory");
 
@@ -431,7 +429,7 @@ fn main() {
         "PostgreSQL, synchronous_commit=off",
         "-c synchronous_commit=off",
     ));
-    subjects.extend(redis(&runtime, &redis_url, &prefix));
+    subjects.extend(redis(&runtime, &redis_url, &schema));
 
     for subject in &mut subjects {
         bench_subject(&mut criterion, &runtime, subject);

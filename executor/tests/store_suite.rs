@@ -7,14 +7,14 @@
 mod store_support;
 
 use callproof_executor::idempotency::{State, Update, Version, is_legal};
-use callproof_executor::store::{Claim, OpenError, SCHEMA_VERSION, Store, StoreError, StoreExt};
+use callproof_executor::store::{Claim, Locator, OpenError, Opened, SCHEMA_VERSION, Store, StoreError, StoreExt};
 use serde_json::json;
 use std::collections::BTreeMap;
 use std::process::Stdio;
 use std::sync::Arc;
 use std::time::Duration;
 use store_support::{
-    Backend, Env, NOW, Opened, Target, applied, claimed, new_record, outcome_for, record_in, set_schema_version,
+    Backend, Env, NOW, Target, applied, claimed, new_record, outcome_for, record_in, set_schema_version,
 };
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::Barrier;
@@ -441,7 +441,9 @@ async fn postgres_replaces_connections_the_server_dropped() {
     let Some(env) = Env::open(Backend::Postgres).await else { return };
     let store = env.store();
     let record = record_in(&*store, "survivor", State::Succeeded, NOW).await;
-    let Target::Postgres { url, schema } = &env.target else { unreachable!("a PostgreSQL fixture") };
+    let (Locator::Postgres(url), schema) = (&env.target.locator, &env.target.namespace) else {
+        unreachable!("a PostgreSQL fixture")
+    };
     let admin = store_support::postgres_client(url).await;
     let killed = admin
         .query(
@@ -467,8 +469,10 @@ async fn postgres_replaces_connections_the_server_dropped() {
     }
 }
 
-/// The environment variable that turns this test binary into a claiming child process.
-const CHILD_TARGET: &str = "CALLPROOF_STORE_CHILD_TARGET";
+/// The environment variables that turn this test binary into a claiming child process: the store's locator
+/// (password included) and its namespace.
+const CHILD_LOCATOR: &str = "CALLPROOF_STORE_CHILD_LOCATOR";
+const CHILD_NAMESPACE: &str = "CALLPROOF_STORE_CHILD_NAMESPACE";
 const CHILD_NAME: &str = "CALLPROOF_STORE_CHILD_NAME";
 const CHILD_READY: &str = "CHILD READY";
 const RACE_KEYS: usize = 100;
@@ -480,7 +484,8 @@ async fn claims_race_across_two_processes_with_one_winner_per_key(backend: Backe
     for name in ["a", "b"] {
         let mut child = tokio::process::Command::new(&exe)
             .args(["--exact", "a_child_process_that_claims", "--nocapture", "--test-threads=1"])
-            .env(CHILD_TARGET, env.target.encode())
+            .env(CHILD_LOCATOR, env.target.locator.unredacted())
+            .env(CHILD_NAMESPACE, &env.target.namespace)
             .env(CHILD_NAME, name)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -531,11 +536,13 @@ async fn claims_race_across_two_processes_with_one_winner_per_key(backend: Backe
 /// its environment variable it does nothing.
 #[test]
 fn a_child_process_that_claims() {
-    let Ok(target) = std::env::var(CHILD_TARGET) else { return };
+    let Ok(locator) = std::env::var(CHILD_LOCATOR) else { return };
+    let locator: Locator = locator.parse().expect("a locator");
+    let target = Target { locator, namespace: std::env::var(CHILD_NAMESPACE).expect("a namespace") };
     let name = std::env::var(CHILD_NAME).expect("a child name");
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
     runtime.block_on(async {
-        let store = Target::decode(&target).open(false).await.expect("the child opens the store").store();
+        let store = target.open(false).await.expect("the child opens the store").store();
         println!("{CHILD_READY}");
         let mut go = String::new();
         std::io::stdin().read_line(&mut go).expect("wait for GO");

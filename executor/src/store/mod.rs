@@ -7,12 +7,14 @@
 //! builds on [`Forward`] and states only what it changes.
 
 mod durable;
+mod locator;
 mod memory;
 mod postgres;
 mod redis;
 mod sqlite;
 
 pub use durable::{DEFAULT_PURGE_EVERY, DEFAULT_RETENTION, OpenError, PurgeFailures, SCHEMA_VERSION};
+pub use locator::{Locator, OpenOptions, Opened, ParseLocatorError};
 pub use memory::MemoryStore;
 pub use postgres::{PostgresOptions, PostgresStore};
 pub use redis::{RedisOptions, RedisStore};

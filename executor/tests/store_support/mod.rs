@@ -8,10 +8,9 @@
 #![allow(dead_code)]
 
 use callproof_executor::idempotency::{NewRecord, Record, State, Update};
-use callproof_executor::store::url_without_password;
 use callproof_executor::store::{
-    Claim, MemoryStore, OpenError, PostgresOptions, PostgresStore, RedisOptions, RedisStore, SqliteOptions,
-    SqliteStore, Store, StoreExt,
+    Claim, Locator, OpenError, OpenOptions, Opened, PostgresOptions, RedisOptions, SqliteOptions, Store, StoreExt,
+    url_without_password,
 };
 use serde_json::json;
 use std::io::Write;
@@ -54,100 +53,32 @@ pub(crate) enum Backend {
     Redis,
 }
 
-/// Where a store's records live, enough to open it again (here or in another process).
+/// Where a store's records live, enough to open it again (here or in another process): a locator and the
+/// namespace (PostgreSQL schema, Redis key prefix) inside it.
 #[derive(Debug, Clone)]
-pub(crate) enum Target {
-    /// In this process only.
-    Memory,
-    /// A database file.
-    Sqlite(PathBuf),
-    /// A schema of a database.
-    Postgres { url: String, schema: String },
-    /// A key prefix on a server.
-    Redis { url: String, prefix: String },
+pub(crate) struct Target {
+    /// The store.
+    pub(crate) locator: Locator,
+    /// The fixture's own namespace.
+    pub(crate) namespace: String,
 }
 
 impl Target {
-    /// One line, for a child process's environment.
-    pub(crate) fn encode(&self) -> String {
-        match self {
-            Target::Memory => "memory".to_owned(),
-            Target::Sqlite(path) => format!("sqlite\t{}", path.display()),
-            Target::Postgres { url, schema } => format!("postgres\t{url}\t{schema}"),
-            Target::Redis { url, prefix } => format!("redis\t{url}\t{prefix}"),
-        }
-    }
-
-    /// The inverse of [`Target::encode`].
-    pub(crate) fn decode(line: &str) -> Target {
-        let parts: Vec<&str> = line.split('\t').collect();
-        match parts.as_slice() {
-            ["memory"] => Target::Memory,
-            ["sqlite", path] => Target::Sqlite(PathBuf::from(path)),
-            ["postgres", url, schema] => Target::Postgres { url: (*url).to_owned(), schema: (*schema).to_owned() },
-            ["redis", url, prefix] => Target::Redis { url: (*url).to_owned(), prefix: (*prefix).to_owned() },
-            _ => panic!("not a store target: {line:?}"),
-        }
-    }
-
     /// Opens a store on this target, with the test options (no automatic purge unless `auto_purge`).
     pub(crate) async fn open(&self, auto_purge: bool) -> Result<Opened, OpenError> {
         let purge_every = auto_purge.then_some(Duration::from_secs(3600));
-        Ok(match self {
-            Target::Memory => Opened::Memory(Arc::new(MemoryStore::new())),
-            Target::Sqlite(path) => {
-                let options = SqliteOptions { purge_every, ..SqliteOptions::default() };
-                Opened::Sqlite(Arc::new(SqliteStore::open(path, options).await?))
-            }
-            Target::Postgres { url, schema } => {
-                let options = PostgresOptions {
-                    schema: schema.clone(),
-                    connections: 2,
-                    purge_every,
-                    timeout: Duration::from_secs(5),
-                    ..PostgresOptions::default()
-                };
-                Opened::Postgres(Arc::new(PostgresStore::connect(url, options).await?))
-            }
-            Target::Redis { url, prefix } => {
-                let options =
-                    RedisOptions { prefix: prefix.clone(), timeout: Duration::from_secs(5), ..RedisOptions::default() };
-                Opened::Redis(Arc::new(RedisStore::connect(url, options).await?))
-            }
-        })
-    }
-}
-
-/// An open store, with its concrete type kept for backend-specific checks.
-#[derive(Clone)]
-pub(crate) enum Opened {
-    /// In memory.
-    Memory(Arc<MemoryStore>),
-    /// SQLite.
-    Sqlite(Arc<SqliteStore>),
-    /// PostgreSQL.
-    Postgres(Arc<PostgresStore>),
-    /// Redis.
-    Redis(Arc<RedisStore>),
-}
-
-impl Opened {
-    /// The store behind the port.
-    pub(crate) fn store(&self) -> Arc<dyn Store> {
-        match self {
-            Opened::Memory(store) => Arc::clone(store) as _,
-            Opened::Sqlite(store) => Arc::clone(store) as _,
-            Opened::Postgres(store) => Arc::clone(store) as _,
-            Opened::Redis(store) => Arc::clone(store) as _,
-        }
+        let timeout = Duration::from_secs(5);
+        let options = OpenOptions {
+            sqlite: SqliteOptions { purge_every, ..SqliteOptions::default() },
+            postgres: PostgresOptions { connections: 2, purge_every, timeout, ..PostgresOptions::default() },
+            redis: RedisOptions { timeout, ..RedisOptions::default() },
+        };
+        self.locator.open_typed(&self.namespace, &options).await
     }
 
-    /// Closes the store: SQLite finishes its requests and closes the file; the others drop their clients.
-    pub(crate) async fn close(self) {
-        if let Opened::Sqlite(store) = self {
-            let store = Arc::try_unwrap(store).expect("the test dropped every other handle of the store");
-            store.close().await;
-        }
+    /// The Redis key prefix of this namespace, as [`Locator::open`] derives it.
+    pub(crate) fn prefix(&self) -> String {
+        format!("{}:", self.namespace)
     }
 }
 
@@ -175,17 +106,16 @@ impl Env {
     /// # Panics
     /// When the service cannot be reached and `CALLPROOF_REQUIRE_SERVICES=1`.
     pub(crate) async fn open(backend: Backend) -> Option<Env> {
-        let (target, dir) = match backend {
-            Backend::Memory => (Target::Memory, None),
+        let (locator, dir) = match backend {
+            Backend::Memory => (Locator::Memory, None),
             Backend::Sqlite => {
                 let dir = TempDir::new();
-                (Target::Sqlite(dir.path.join("idempotency.sqlite3")), Some(dir))
+                (Locator::Sqlite(dir.path.join("idempotency.sqlite3")), Some(dir))
             }
-            Backend::Postgres => (Target::Postgres { url: postgres_url(), schema: unique_name("cp_test") }, None),
-            Backend::Redis => {
-                (Target::Redis { url: redis_url(), prefix: format!("{}:", unique_name("cp_test")) }, None)
-            }
+            Backend::Postgres => (Locator::Postgres(postgres_url()), None),
+            Backend::Redis => (Locator::Redis(redis_url()), None),
         };
+        let target = Target { locator, namespace: unique_name("cp_test") };
         match target.open(false).await {
             Ok(opened) => Some(Env { backend, target, opened: Some(opened), _dir: dir }),
             Err(OpenError::Backend(error)) if matches!(backend, Backend::Postgres | Backend::Redis) => {
@@ -224,7 +154,7 @@ impl Env {
     /// Closes the store and opens the same records again through a new instance.
     pub(crate) async fn reopen(&mut self, auto_purge: bool) {
         if let Some(opened) = self.opened.take() {
-            opened.close().await;
+            assert!(opened.close().await, "the test dropped every other handle of the store");
         }
         self.opened = Some(self.target.open(auto_purge).await.expect("the store opens again"));
     }
@@ -239,7 +169,7 @@ impl Drop for Env {
     fn drop(&mut self) {
         drop(self.opened.take());
         let target = self.target.clone();
-        if !matches!(target, Target::Postgres { .. } | Target::Redis { .. }) {
+        if !matches!(target.locator, Locator::Postgres(_) | Locator::Redis(_)) {
             return;
         }
         // Drop runs inside the test's runtime, which cannot block on async work: clean up on a thread of its own.
@@ -253,20 +183,24 @@ impl Drop for Env {
 
 /// Removes everything a target holds.
 async fn remove(target: &Target) {
-    match target {
-        Target::Postgres { url, schema } => {
+    match &target.locator {
+        Locator::Postgres(url) => {
             let client = postgres_client(url).await;
-            client.batch_execute(&format!("DROP SCHEMA IF EXISTS \"{schema}\" CASCADE")).await.expect("drop schema");
+            let drop = format!("DROP SCHEMA IF EXISTS \"{}\" CASCADE", target.namespace);
+            client.batch_execute(&drop).await.expect("drop schema");
         }
-        Target::Redis { url, prefix } => {
+        Locator::Redis(url) => {
             let mut connection = redis_connection(url).await;
-            let keys: Vec<String> =
-                redis::cmd("KEYS").arg(format!("{prefix}*")).query_async(&mut connection).await.expect("keys");
+            let keys: Vec<String> = redis::cmd("KEYS")
+                .arg(format!("{}*", target.prefix()))
+                .query_async(&mut connection)
+                .await
+                .expect("keys");
             if !keys.is_empty() {
                 let _: () = redis::cmd("DEL").arg(keys).query_async(&mut connection).await.expect("del");
             }
         }
-        Target::Memory | Target::Sqlite(_) => {}
+        Locator::Memory | Locator::Sqlite(_) => {}
     }
 }
 
@@ -285,26 +219,26 @@ pub(crate) async fn redis_connection(url: &str) -> redis::aio::MultiplexedConnec
 
 /// Writes a schema version into a target behind the store's back (to test that a newer one is refused).
 pub(crate) async fn set_schema_version(target: &Target, version: i64) {
-    match target {
-        Target::Sqlite(path) => {
+    match &target.locator {
+        Locator::Sqlite(path) => {
             let connection = rusqlite::Connection::open(path).expect("sqlite opens");
             connection.execute("UPDATE schema_version SET version = ?1", [version]).expect("update version");
         }
-        Target::Postgres { url, schema } => {
+        Locator::Postgres(url) => {
             let client = postgres_client(url).await;
-            let sql = format!("UPDATE \"{schema}\".schema_version SET version = $1");
+            let sql = format!("UPDATE \"{}\".schema_version SET version = $1", target.namespace);
             client.execute(&sql, &[&version]).await.expect("update version");
         }
-        Target::Redis { url, prefix } => {
+        Locator::Redis(url) => {
             let mut connection = redis_connection(url).await;
             let _: () = redis::cmd("SET")
-                .arg(format!("{prefix}schema_version"))
+                .arg(format!("{}schema_version", target.prefix()))
                 .arg(version)
                 .query_async(&mut connection)
                 .await
                 .expect("set version");
         }
-        Target::Memory => panic!("a memory store has no schema"),
+        Locator::Memory => panic!("a memory store has no schema"),
     }
 }
 

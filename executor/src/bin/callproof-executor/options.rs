@@ -3,7 +3,7 @@
 //! Rule enforced here: a wrong option is an error with the usage text, never a silent default.
 
 use callproof_executor::app::Variant;
-use callproof_executor::store::url_without_password;
+use callproof_executor::store::Locator;
 use std::path::PathBuf;
 
 pub(crate) const USAGE: &str = "\
@@ -24,47 +24,8 @@ Serves the callproof conformance app as the reference executor, speaking the ada
   --help, --version
 ";
 
-/// Where idempotency records live.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum StoreChoice {
-    Memory,
-    Sqlite(PathBuf),
-    Postgres(String),
-    Redis(String),
-}
-
-impl StoreChoice {
-    fn parse(text: &str) -> Result<StoreChoice, String> {
-        if text == "memory" {
-            return Ok(StoreChoice::Memory);
-        }
-        if text.starts_with("postgres://") || text.starts_with("postgresql://") {
-            return Ok(StoreChoice::Postgres(text.to_owned()));
-        }
-        if text.starts_with("redis://") {
-            return Ok(StoreChoice::Redis(text.to_owned()));
-        }
-        match text.split_once(':') {
-            Some(("sqlite", path)) if !path.is_empty() => Ok(StoreChoice::Sqlite(PathBuf::from(path))),
-            Some(("postgres", url)) if !url.is_empty() => Ok(StoreChoice::Postgres(url.to_owned())),
-            Some(("redis", url)) if !url.is_empty() => Ok(StoreChoice::Redis(url.to_owned())),
-            _ => Err(format!("--store {text:?}: use memory, sqlite:PATH, postgres:URL or redis:URL")),
-        }
-    }
-
-    /// For logs: the choice without a password.
-    pub(crate) fn shown(&self) -> String {
-        match self {
-            StoreChoice::Memory => "memory".to_owned(),
-            StoreChoice::Sqlite(path) => format!("sqlite:{}", path.display()),
-            StoreChoice::Postgres(url) => format!("postgres:{}", url_without_password(url)),
-            StoreChoice::Redis(url) => format!("redis:{}", url_without_password(url)),
-        }
-    }
-}
-
 pub(crate) struct Options {
-    pub(crate) store: StoreChoice,
+    pub(crate) store: Locator,
     pub(crate) namespace: String,
     /// The reference, or the variant of `--mutant`.
     pub(crate) variant: Variant,
@@ -80,7 +41,7 @@ pub(crate) enum Parsed {
 
 pub(crate) fn parse(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> {
     let mut stdio = false;
-    let mut store = StoreChoice::Sqlite(PathBuf::from("callproof-executor.sqlite3"));
+    let mut store = Locator::Sqlite(PathBuf::from("callproof-executor.sqlite3"));
     let mut namespace = "callproof".to_owned();
     let mut variant = Variant::REFERENCE;
     let mut mutant = None;
@@ -92,7 +53,7 @@ pub(crate) fn parse(mut args: impl Iterator<Item = String>) -> Result<Parsed, St
         let mut value = |name: &str| inline.clone().or_else(|| args.next()).ok_or(format!("{name} needs a value"));
         match name.as_str() {
             "--stdio" => stdio = true,
-            "--store" => store = StoreChoice::parse(&value("--store")?)?,
+            "--store" => store = value("--store")?.parse().map_err(|error| format!("--store {error}"))?,
             "--namespace" => namespace = value("--namespace")?,
             "--mutant" => {
                 let (name, chosen) = known_bad(&value("--mutant")?)?;

@@ -4,15 +4,13 @@
 //! order the calls finish; a line the executor cannot read is answered with an `error` message naming the
 //! request when it can; at the end of stdin every call in flight is answered before the process exits.
 
-use crate::options::{Options, StoreChoice};
+use crate::options::Options;
 use crate::session::SessionStore;
 use callproof_executor::app::{HttpDownstream, catalog};
 use callproof_executor::clock::SystemClock;
 use callproof_executor::lines::{self, LineError, MAX_LINE_BYTES};
 use callproof_executor::protocol::{Capabilities, DURABLE_STORE, FromExecutor, Hello, ToExecutor, VERSION};
-use callproof_executor::store::{
-    MemoryStore, PostgresOptions, PostgresStore, RedisOptions, RedisStore, SqliteOptions, SqliteStore, Store,
-};
+use callproof_executor::store::{OpenOptions, PostgresOptions, Store};
 use callproof_executor::{Config, Executor};
 use std::sync::Arc;
 use tokio::io::{AsyncBufRead, AsyncWriteExt, BufReader};
@@ -44,9 +42,7 @@ pub(crate) async fn serve(options: Options) -> Result<(), String> {
     send(&lines, FromExecutor::Capabilities(capabilities(&options, durable)));
     eprintln!(
         "callproof-executor: serving {VERSION} session {} against {} (store {})",
-        hello.session,
-        hello.downstream_url,
-        options.store.shown()
+        hello.session, hello.downstream_url, options.store
     );
 
     let mut calls = tokio::task::JoinSet::new();
@@ -111,29 +107,16 @@ fn build(options: &Options, hello: &Hello, store: Arc<dyn Store>, durable: bool)
 
 /// The store and whether it survives the process.
 async fn open_store(options: &Options) -> Result<(Arc<dyn Store>, bool), String> {
-    let failed = |error: callproof_executor::store::OpenError| format!("store {}: {error}", options.store.shown());
-    Ok(match &options.store {
-        StoreChoice::Memory => (Arc::new(MemoryStore::new()), false),
-        StoreChoice::Sqlite(path) => {
-            (Arc::new(SqliteStore::open(path, SqliteOptions::default()).await.map_err(failed)?), true)
-        }
-        StoreChoice::Postgres(url) => {
-            let options =
-                PostgresOptions { schema: options.namespace.clone(), connections: 2, ..PostgresOptions::default() };
-            (Arc::new(PostgresStore::connect(url, options).await.map_err(failed)?), true)
-        }
-        StoreChoice::Redis(url) => {
-            let prefix = format!("{}:", options.namespace);
-            (
-                Arc::new(
-                    RedisStore::connect(url, RedisOptions { prefix, ..RedisOptions::default() })
-                        .await
-                        .map_err(failed)?,
-                ),
-                true,
-            )
-        }
-    })
+    let open = OpenOptions {
+        postgres: PostgresOptions { connections: 2, ..PostgresOptions::default() },
+        ..OpenOptions::default()
+    };
+    let store = options
+        .store
+        .open(&options.namespace, &open)
+        .await
+        .map_err(|error| format!("store {}: {error}", options.store))?;
+    Ok((store, options.store.is_durable()))
 }
 
 /// Answers an `error` message, lets the writer flush it, and ends the session with `why`.

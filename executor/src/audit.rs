@@ -61,6 +61,8 @@ pub enum Cause {
     },
     /// The tool panicked.
     Panicked,
+    /// The plan said to ask the downstream, but the tool has no status query.
+    NoStatusQuery,
     /// The deadline ran out.
     DeadlineElapsed,
 }

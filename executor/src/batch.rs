@@ -16,7 +16,7 @@ use tokio::sync::watch;
 pub fn conflict_key(tenant_id: &str, decoded: &Decoded) -> Option<String> {
     decoded
         .tool
-        .tool
+        .implementation
         .resource(&decoded.arguments)
         .map(|resource| format!("{tenant_id}:{}:{}", resource.kind, resource.id))
 }

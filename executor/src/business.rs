@@ -20,7 +20,7 @@ pub fn check_business_rules(
     arguments: &Value,
     resource: Option<&Resource>,
 ) -> Result<(), ErrorBody> {
-    tool.tool.check_business_rules(arguments, resource).map_err(|rejection| rejected(&rejection))
+    tool.implementation.check_business_rules(arguments, resource).map_err(|rejection| rejected(&rejection))
 }
 
 /// The envelope error for a business refusal (by a rule here or by the downstream).

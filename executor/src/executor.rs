@@ -308,7 +308,7 @@ impl Executor {
         let request = run.request;
         let auth = &request.auth;
         (self.stages.check_access)(&AccessInput { auth, decoded, call: &request.call, now_ms })?;
-        let reference: Option<ResourceRef> = decoded.tool.tool.resource(&decoded.arguments);
+        let reference: Option<ResourceRef> = decoded.tool.implementation.resource(&decoded.arguments);
         let resource = match &reference {
             None => None,
             Some(reference) => self.load_resource(run, reference).await?,
@@ -348,7 +348,7 @@ impl Executor {
     async fn call_tool(&self, run: &mut Run<'_>, decoded: &Decoded, held: Option<&Record>) -> Settled {
         let sent = AtomicBool::new(false);
         let context = run.context(held.map(|record| record.key.as_str()), &sent);
-        let invoke = AssertUnwindSafe(decoded.tool.tool.invoke(&context, &decoded.arguments)).catch_unwind();
+        let invoke = AssertUnwindSafe(decoded.tool.implementation.invoke(&context, &decoded.arguments)).catch_unwind();
         let attempt = match deadline::bounded(&run.deadline, &*self.clock, invoke).await {
             Ok(Ok(answer)) => Attempt::Finished(answer),
             Ok(Err(_panic)) => Attempt::Panicked { sent: sent.load(Ordering::Acquire) },

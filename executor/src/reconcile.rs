@@ -20,7 +20,7 @@ pub enum Plan {
 
 /// The reference plan.
 pub fn plan_reconciliation(tool: &Registered) -> Plan {
-    if tool.tool.has_status_query() {
+    if tool.implementation.status_query().is_some() {
         Plan::QueryStatus
     } else if tool.spec().repeatable {
         Plan::ReExecute

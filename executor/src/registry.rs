@@ -11,8 +11,8 @@ use std::sync::Arc;
 
 /// A registered tool and its compiled schemas.
 pub struct Registered {
-    /// The tool.
-    pub tool: Arc<dyn Tool>,
+    /// The tool itself.
+    pub implementation: Arc<dyn Tool>,
     /// Its compiled input schema.
     pub input: CompiledSchema,
     /// Its compiled output schema.
@@ -24,7 +24,7 @@ pub struct Registered {
 impl Registered {
     /// The tool's declaration.
     pub fn spec(&self) -> &ToolSpec {
-        self.tool.spec()
+        self.implementation.spec()
     }
 }
 
@@ -86,7 +86,7 @@ impl Tools {
             .map_err(|message| RegistryError::InvalidOutputSchema { tool: name.clone(), message })?;
         let mut schema_version = sha256_hex(canonical_json(&spec.input_schema).as_bytes());
         schema_version.truncate(12);
-        self.by_name.insert(name, Arc::new(Registered { tool, input, output, schema_version }));
+        self.by_name.insert(name, Arc::new(Registered { implementation: tool, input, output, schema_version }));
         Ok(())
     }
 

@@ -239,16 +239,19 @@ pub trait Tool: Send + Sync {
     /// A [`ToolFailure`] telling whether the request may have been applied.
     async fn invoke(&self, ctx: &ToolContext<'_>, arguments: &Value) -> Result<Output, ToolFailure>;
 
-    /// Whether [`Tool::status`] is implemented.
-    fn has_status_query(&self) -> bool {
-        false
+    /// The tool's status query, if it has one. One method, so that "has a status query" and "can be asked"
+    /// cannot disagree; a tool without one is reconciled by its `repeatable` flag, or by a person.
+    fn status_query(&self) -> Option<&dyn StatusQuery> {
+        None
     }
+}
 
+/// How a tool asks the downstream about an earlier attempt, for reconciliation.
+#[async_trait]
+pub trait StatusQuery: Send + Sync {
     /// Asks the downstream what became of an earlier attempt with `ctx.idempotency_key`.
     ///
     /// # Errors
     /// A [`ToolFailure`] when the downstream could not answer.
-    async fn status(&self, _ctx: &ToolContext<'_>, _arguments: &Value) -> Result<Status, ToolFailure> {
-        Err(Failure::NotSent.into())
-    }
+    async fn status(&self, ctx: &ToolContext<'_>, arguments: &Value) -> Result<Status, ToolFailure>;
 }

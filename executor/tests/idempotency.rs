@@ -248,7 +248,7 @@ async fn not_found_before_the_earlier_deadline_waits_and_after_it_executes_again
 async fn a_repeatable_tool_without_a_status_query_is_executed_again_with_the_same_key() {
     let world = World::new();
     let tool = world.tool("set_preference");
-    assert!(!callproof_executor::Tool::has_status_query(tool));
+    assert!(callproof_executor::Tool::status_query(tool).is_none());
     tool.script([Step::fail(Failure::Lost)]);
     let request = || call("set_preference", r#"{"key":"theme","value":"dark"}"#).business_request("pref_1");
     assert_code(&world.execute(request()).await, "timeout_unknown");

@@ -8,7 +8,7 @@
 use super::catalog::{BusinessRule, CatalogEntry};
 use super::downstream::{Downstream, HttpRequest, HttpResponse, SendError};
 use crate::resource::{Resource, ResourceRef};
-use crate::tool::{Failure, Output, Rejection, Status, Tool, ToolContext, ToolFailure, ToolSpec};
+use crate::tool::{Failure, Output, Rejection, Status, StatusQuery, Tool, ToolContext, ToolFailure, ToolSpec};
 use async_trait::async_trait;
 use serde_json::Value;
 use std::sync::Arc;
@@ -137,11 +137,15 @@ impl Tool for HttpTool {
         self.interpret(response)
     }
 
-    fn has_status_query(&self) -> bool {
-        self.entry.downstream.status.is_some()
+    fn status_query(&self) -> Option<&dyn StatusQuery> {
+        self.entry.downstream.status.as_ref().map(|_| self as &dyn StatusQuery)
     }
+}
 
+#[async_trait]
+impl StatusQuery for HttpTool {
     async fn status(&self, ctx: &ToolContext<'_>, arguments: &Value) -> Result<Status, ToolFailure> {
+        // Only reachable through `status_query`, which offers it only when the catalog has a template.
         let Some(template) = &self.entry.downstream.status else {
             return Err(Failure::NotSent.into());
         };

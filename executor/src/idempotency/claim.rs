@@ -208,9 +208,12 @@ impl Protocol<'_> {
 
     /// The tool's status query for `record`'s key, within the call's deadline, a panic caught.
     async fn status(&self, run: &Run<'_>, decoded: &Decoded, record: &Record) -> Result<Status, Cause> {
+        let Some(query) = decoded.tool.implementation.status_query() else {
+            return Err(Cause::NoStatusQuery);
+        };
         let sent = AtomicBool::new(false);
         let context = run.context(Some(&record.key), &sent);
-        let query = AssertUnwindSafe(decoded.tool.tool.status(&context, &decoded.arguments)).catch_unwind();
+        let query = AssertUnwindSafe(query.status(&context, &decoded.arguments)).catch_unwind();
         match deadline::bounded(&run.deadline, self.clock, query).await {
             Ok(Ok(Ok(status))) => Ok(status),
             Ok(Ok(Err(failure))) => Err(Cause::of(&failure)),

@@ -11,7 +11,7 @@ use callproof_executor::clock::Clock;
 use callproof_executor::idempotency::{NewRecord, Record, Update, Version};
 use callproof_executor::resource::{MemoryResources, Resource, ResourceRef, Resources};
 use callproof_executor::store::{Claim, Store, StoreError};
-use callproof_executor::tool::{Failure, Output, Rejection, Status, ToolContext, ToolFailure};
+use callproof_executor::tool::{Failure, Output, Rejection, Status, StatusQuery, ToolContext, ToolFailure};
 use callproof_executor::{
     Approval, AuthContext, Config, Envelope, Executor, Request, Stages, Tool, ToolCall, ToolSpec, Tools,
 };
@@ -358,10 +358,13 @@ impl Tool for ScriptedTool {
         answer
     }
 
-    fn has_status_query(&self) -> bool {
-        self.status_query.load(Ordering::SeqCst)
+    fn status_query(&self) -> Option<&dyn StatusQuery> {
+        self.status_query.load(Ordering::SeqCst).then_some(self as &dyn StatusQuery)
     }
+}
 
+#[async_trait]
+impl StatusQuery for ScriptedTool {
     async fn status(&self, ctx: &ToolContext<'_>, arguments: &Value) -> Result<Status, ToolFailure> {
         self.log(CallKind::Status, ctx, arguments);
         lock(&self.statuses).pop_front().unwrap_or_else(|| Err(Failure::Unavailable.into()))

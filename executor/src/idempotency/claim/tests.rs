@@ -9,7 +9,7 @@ use crate::idempotency::Version;
 use crate::registry::Tools;
 use crate::request::{Request, ToolCall};
 use crate::store::{Forward, MemoryStore, StoreError};
-use crate::tool::{Failure, Output, Rejection, Risk, Tool, ToolContext, ToolFailure, ToolSpec};
+use crate::tool::{Failure, Output, Rejection, Risk, StatusQuery, Tool, ToolContext, ToolFailure, ToolSpec};
 use crate::{outcome, reconcile};
 use async_trait::async_trait;
 use serde_json::json;
@@ -49,10 +49,13 @@ impl Tool for Scripted {
         Err(Failure::NotSent.into())
     }
 
-    fn has_status_query(&self) -> bool {
-        true
+    fn status_query(&self) -> Option<&dyn StatusQuery> {
+        Some(self)
     }
+}
 
+#[async_trait]
+impl StatusQuery for Scripted {
     async fn status(&self, _ctx: &ToolContext<'_>, _arguments: &Value) -> Result<Status, ToolFailure> {
         let mut statuses = self.statuses.lock().unwrap_or_else(PoisonError::into_inner);
         if statuses.is_empty() { Err(Failure::Unavailable.into()) } else { statuses.remove(0) }

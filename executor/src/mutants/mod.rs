@@ -260,6 +260,13 @@ pub const ALL: &[Mutant] = &[
         trips: &["injected-text-inert"],
         process: over(&["downstream/injected_text_is_data"]),
     },
+    Mutant {
+        name: "unreadable-as-unavailable",
+        bug: "a success answer whose body does not parse is reported as a retryable, not-applied failure",
+        variant: Variant { stages: Stages { settle: stages::settle_unreadable_as_unavailable, ..S }, ..R },
+        trips: &["failure-means-not-applied", "single-effect", "ok-means-applied", "expectations"],
+        process: over(&["downstream/truncated_success_body"]),
+    },
 ];
 
 /// The mutant with this name.

@@ -179,6 +179,25 @@ pub fn settle_lost_as_unavailable(attempt: Attempt) -> Settled {
     }
 }
 
+/// A 2xx answer whose body cannot be read is taken for a failed request: `dependency_unavailable`, retryable,
+/// "nothing applied", although the downstream answered success and had committed.
+pub fn settle_unreadable_as_unavailable(attempt: Attempt) -> Settled {
+    match attempt {
+        Attempt::Finished(Err(ToolFailure {
+            failure: Failure::Unreadable,
+            status,
+            diagnostic,
+            downstream_request_id,
+        })) => outcome::settle(Attempt::Finished(Err(ToolFailure {
+            failure: Failure::Unavailable,
+            status,
+            diagnostic,
+            downstream_request_id,
+        }))),
+        other => outcome::settle(other),
+    }
+}
+
 /// Error messages carry the downstream's body, secrets and stack traces included.
 pub fn settle_leaking_downstream_body(attempt: Attempt) -> Settled {
     let body = match &attempt {

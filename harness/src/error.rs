@@ -8,7 +8,7 @@
 use crate::conform::baseline;
 use crate::scenario::LoadErrors;
 use crate::subject::SubjectError;
-use crate::{corpus, partition, shell};
+use crate::{corpus, filter, partition, shell};
 
 /// Exit code: every required check passed.
 pub const EXIT_PASS: u8 = 0;
@@ -40,6 +40,9 @@ pub enum Error {
     /// A SHOULD check asked for under a profile that does not judge it.
     #[error("check `{0}` is a SHOULD check; judge it with --profile all")]
     NotInProfile(String),
+    /// A `--filter` that does not parse or names what does not exist.
+    #[error(transparent)]
+    Filter(#[from] filter::Error),
     /// A `--partition` that is not `k/n`.
     #[error(transparent)]
     Partition(#[from] partition::Error),

@@ -7,6 +7,8 @@
 //! | module | what it is |
 //! |---|---|
 //! | [`scenario`] | the TOML scenario format: fixtures, auth contexts, steps, faults, expectations |
+//! | [`shipped`] | the shipped scenarios, embedded in the binary; the suite a command runs |
+//! | [`filter`] | `--filter`: one selection syntax over (scenario, check) pairs |
 //! | [`corpus`] | the named malformed-input corpus |
 //! | [`world`] | the downstream services: fixtures, ledger, faults; transport-independent |
 //! | [`mock`] | the world served over loopback HTTP by wiremock |
@@ -24,6 +26,7 @@
 //! | [`shell`] | executor command lines split into words like a POSIX shell, without a shell |
 //! | [`conform`] | the suite against one executor, judged: statuses, baseline, the human, JSON and JUnit reports |
 //! | [`partition`] | `--partition k/n`: one deterministic slice of a suite or of exploration cases |
+//! | [`report`] | GitHub annotations and the self-contained HTML report with SVG sequence diagrams |
 //! | [`repro`] | one scenario's timeline with failed checks marked: text, Mermaid, JSON |
 //! | [`error`] | the one error type of the public boundary, and the exit code each error means |
 //!
@@ -37,15 +40,18 @@ pub mod corpus;
 pub mod envelope;
 pub mod error;
 pub mod explore;
+pub mod filter;
 pub mod mock;
 pub mod mutation;
 pub mod partition;
 pub mod process;
 pub mod protocol;
+pub mod report;
 pub mod repro;
 pub mod runner;
 pub mod scenario;
 pub mod shell;
+pub mod shipped;
 pub mod sim;
 pub mod subject;
 pub mod suite;

@@ -1,24 +1,65 @@
 //! Mutation testing of the harness itself: run the suite against every known-bad executor and see which
 //! checks catch which bug.
 //!
-//! Rule enforced here: every mutant names the checks it is meant to trip (in its row of
-//! `callproof_executor::mutants::ALL`); a mutant that slips past one of them, or a reference executor that
-//! trips anything, is a failure of the harness, reported as such.
+//! Rule enforced here: every mutant names the checks it is meant to trip; a mutant that slips past one of
+//! them, or a reference executor that trips anything, is a failure of the harness, reported as such.
 
 use crate::checks::Outcome;
 use crate::corpus::Corpus;
+use crate::filter::{Filter, Pair};
+use crate::partition::Partition;
 use crate::runner::Runner;
 use crate::scenario::Scenario;
 use crate::subject::InProcess;
-use crate::suite::{Suite, SuiteReport};
+use crate::suite::{ScenarioReport, Suite, SuiteReport};
 use callproof_executor::mutants::{self, Mutant};
 use futures::StreamExt;
 use serde::Serialize;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
 
-/// How many mutants run at once.
-const MUTANTS_AT_ONCE: usize = 4;
+/// The checks each mutant is meant to trip (by mutant name). Every mutant of [`mutants::ALL`] is listed.
+pub const MEANT_TO_TRIP: [(&str, &[&str]); 25] = [
+    ("check-then-act", &["single-effect", "burst-single-execution"]),
+    ("key-from-call-id", &["same-key", "single-effect", "replay-same-result"]),
+    ("key-per-attempt", &["same-key", "single-effect"]),
+    (
+        "timeout-as-not-started",
+        &["failure-means-not-applied", "unknown-outcome-not-retryable", "not-sent-means-unseen"],
+    ),
+    ("lost-as-unavailable", &["single-effect", "ok-means-applied"]),
+    ("coercing-decoder", &["corpus-codes", "expectations", "malformed-input-refused"]),
+    ("unknown-fields-ignored", &["corpus-codes", "malformed-input-refused"]),
+    ("duplicate-keys-last-wins", &["corpus-codes", "malformed-input-refused"]),
+    ("trusts-argument-identity", &["tenant-isolation"]),
+    ("approval-ignores-arguments", &["approval-bound"]),
+    ("output-unvalidated", &["output-invalid-withheld"]),
+    ("leaky-errors", &["no-secret-leak"]),
+    ("lease-expiry-to-absent", &["single-effect", "reconcile-before-resend"]),
+    ("unknown-reexecuted", &["reconcile-before-resend", "single-effect"]),
+    ("key-hashes-arguments", &["conflict-on-changed-arguments"]),
+    ("ownership-unchecked", &["tenant-isolation"]),
+    ("scope-after-lookup", &["rejection-has-no-effect"]),
+    ("lying-retry-flags", &["code-table", "envelope-schema"]),
+    ("drops-retry-after", &["rate-limit-retry-after"]),
+    ("errors-without-details", &["corpus-details"]),
+    ("deadline-ignored", &["answer-within-deadline"]),
+    ("completion-not-recorded", &["lease-honoured"]),
+    ("no-deadline-header", &["deadline-propagated"]),
+    ("no-request-id", &["request-id-propagated"]),
+    ("follows-output-instructions", &["injected-text-inert"]),
+];
+
+/// Scenarios of one executor run at once: they mostly wait on the downstream's timers, so one mutant's suite
+/// keeps this many in flight and `--jobs` mutants run side by side.
+pub const SCENARIOS_AT_ONCE: usize = 16;
+
+/// The checks `mutant` is meant to trip.
+pub fn meant_to_trip(mutant: &str) -> &'static [&'static str] {
+    MEANT_TO_TRIP.iter().find(|(name, _)| *name == mutant).map_or(&[], |(_, checks)| checks)
+}
 
 /// One mutant's result.
 #[derive(Debug, Clone, Serialize)]
@@ -27,10 +68,17 @@ pub struct MutantRow {
     pub name: &'static str,
     /// Its bug.
     pub bug: &'static str,
+    /// The checks it is meant to trip.
+    pub meant: Vec<&'static str>,
     /// Every check that failed on it, with the scenarios where it did.
     pub caught_by: Vec<(String, Vec<String>)>,
     /// Checks it is meant to trip that did not.
     pub missed: Vec<&'static str>,
+    /// Wall time of its suite.
+    pub seconds: f64,
+    /// The first scenario where a check it is meant to trip failed, as run (for the HTML report).
+    #[serde(skip)]
+    pub example: Option<ScenarioReport>,
 }
 
 impl MutantRow {
@@ -45,8 +93,12 @@ impl MutantRow {
 pub struct MutationReport {
     /// Checks the reference executor failed (must be empty).
     pub reference_failures: Vec<String>,
-    /// One row per mutant.
+    /// One row per mutant, in the order of the mutant table.
     pub rows: Vec<MutantRow>,
+    /// `k/n` when the mutants were partitioned.
+    pub partition: Option<String>,
+    /// Wall time of the whole run.
+    pub seconds: f64,
 }
 
 impl MutationReport {
@@ -64,15 +116,19 @@ impl MutationReport {
     }
 }
 
-/// Every check that failed anywhere in a suite report, with the scenarios.
-pub fn failed_checks(report: &SuiteReport) -> Vec<(String, Vec<String>)> {
-    let mut failed: std::collections::BTreeMap<String, Vec<String>> = std::collections::BTreeMap::new();
+/// Every check that failed anywhere in a suite report where `filter` selects it, with the scenarios.
+pub fn failed_checks(report: &SuiteReport, filter: &Filter) -> Vec<(String, Vec<String>)> {
+    let mut failed: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let all = crate::checks::all();
     for scenario in &report.scenarios {
         if let Some(error) = &scenario.error {
             failed.entry("could-not-run".to_owned()).or_default().push(format!("{}: {error}", scenario.name));
         }
+        let tags = crate::filter::tags_of(&scenario.name);
         for verdict in &scenario.verdicts {
-            if matches!(verdict.outcome, Outcome::Fail { .. }) {
+            let Some(check) = all.iter().find(|check| check.id == verdict.check) else { continue };
+            let chosen = filter.selects(Pair { scenario: Some((&scenario.name, &tags)), check });
+            if chosen && matches!(verdict.outcome, Outcome::Fail { .. }) {
                 failed.entry(verdict.check.to_string()).or_default().push(scenario.name.clone());
             }
         }
@@ -80,60 +136,141 @@ pub fn failed_checks(report: &SuiteReport) -> Vec<(String, Vec<String>)> {
     failed.into_iter().collect()
 }
 
-/// Runs the suite against the reference and against each of `selected` (all mutants when empty).
+/// How to run the mutants.
+#[derive(Clone, Default)]
+pub struct Options {
+    /// Mutants run at once, each suite with its own worlds (0: one per core).
+    pub jobs: usize,
+    /// Only these mutants (empty: all).
+    pub mutants: Vec<Mutant>,
+    /// One slice of the mutants (in table order; the reference always runs).
+    pub partition: Option<Partition>,
+    /// Which (scenario, check) pairs count.
+    pub filter: Filter,
+}
+
+/// An executor's suite finished: the reference (`row` is `None`) or a mutant.
+#[derive(Debug, Clone, Copy)]
+pub struct Finished<'a> {
+    /// The executor's name (`reference` or the mutant's).
+    pub name: &'a str,
+    /// How many executors have finished, this one included.
+    pub done: usize,
+    /// How many run in all.
+    pub total: usize,
+    /// Its suite's wall time.
+    pub seconds: f64,
+    /// The mutant's row.
+    pub row: Option<&'a MutantRow>,
+}
+
+/// Runs the suite against the reference and the chosen mutants, `options.jobs` executors at once; `progress`
+/// hears of each as it finishes.
 pub async fn run(
     scenarios: &[Scenario],
     corpus: Arc<Corpus>,
-    jobs: usize,
-    selected: &[Mutant],
-    progress: impl Fn(&str),
+    options: &Options,
+    progress: impl Fn(&Finished<'_>),
 ) -> MutationReport {
-    let suite = |factory: InProcess| {
-        Suite::new(Runner::new(Arc::new(factory), corpus.clone()), corpus.clone(), crate::checks::all(), jobs)
-    };
-    let reference = suite(InProcess::reference()).run(scenarios, |_| {}).await;
-    progress("reference");
-    let reference_failures = failed_checks(&reference).into_iter().map(|(check, _)| check).collect();
-    let chosen: Vec<Mutant> = if selected.is_empty() { mutants::ALL.to_vec() } else { selected.to_vec() };
-    // Mutants run a few at a time: scenarios mostly wait on timers, so the machine has room.
-    let rows = futures::stream::iter(chosen)
-        .map(|mutant| {
-            let suite = suite(InProcess::mutant(&mutant));
-            async move {
-                let report = suite.run(scenarios, |_| {}).await;
-                let caught_by = failed_checks(&report);
-                let tripped: BTreeSet<&str> = caught_by.iter().map(|(check, _)| check.as_str()).collect();
-                let missed = mutant.trips.iter().copied().filter(|check| !tripped.contains(check)).collect();
-                MutantRow { name: mutant.name, bug: mutant.bug, caught_by, missed }
-            }
-        })
-        .buffered(MUTANTS_AT_ONCE)
-        .inspect(|row| progress(row.name))
+    let started = Instant::now();
+    let chosen: Vec<Mutant> = if options.mutants.is_empty() { mutants::ALL.to_vec() } else { options.mutants.clone() };
+    let chosen = chosen_slice(chosen, options.partition);
+    let jobs =
+        if options.jobs == 0 { std::thread::available_parallelism().map_or(1, usize::from) } else { options.jobs };
+    let executors: Vec<Option<Mutant>> = std::iter::once(None).chain(chosen.into_iter().map(Some)).collect();
+    let total = executors.len();
+    let all = crate::checks::all();
+    let selected: BTreeSet<String> = scenarios
+        .iter()
+        .flat_map(|scenario| options.filter.checks_for(scenario, &all))
+        .map(|check| check.id.to_string())
+        .collect();
+    let selected = &selected;
+    let done = AtomicUsize::new(0);
+    let mut finished: Vec<(usize, Option<MutantRow>, Vec<String>)> =
+        futures::stream::iter(executors.into_iter().enumerate())
+            .map(|(index, mutant)| {
+                let corpus = corpus.clone();
+                async move {
+                    let subject = mutant.as_ref().map_or_else(InProcess::reference, InProcess::mutant);
+                    let suite =
+                        Suite::new(Runner::new(Arc::new(subject), corpus.clone()), corpus, crate::checks::all(), 1);
+                    let begun = Instant::now();
+                    let report = run_suite(&suite, scenarios).await;
+                    let seconds = begun.elapsed().as_secs_f64();
+                    let caught_by = failed_checks(&report, &options.filter);
+                    match mutant {
+                        None => (index, None, caught_by.into_iter().map(|(check, _)| check).collect(), seconds),
+                        Some(mutant) => {
+                            let row = row(&mutant, caught_by, report, seconds, selected);
+                            (index, Some(row), Vec::new(), seconds)
+                        }
+                    }
+                }
+            })
+            .buffer_unordered(jobs.max(1))
+            .map(|(index, row, reference, seconds)| {
+                let done = done.fetch_add(1, Ordering::Relaxed) + 1;
+                let name = row.as_ref().map_or("reference", |row| row.name);
+                progress(&Finished { name, done, total, seconds, row: row.as_ref() });
+                (index, row, reference)
+            })
+            .collect()
+            .await;
+    finished.sort_by_key(|(index, _, _)| *index);
+    let mut reference_failures = Vec::new();
+    let mut rows = Vec::new();
+    for (_, row, reference) in finished {
+        match row {
+            Some(row) => rows.push(row),
+            None => reference_failures = reference,
+        }
+    }
+    let partition = options.partition.map(|partition| partition.to_string());
+    MutationReport { reference_failures, rows, partition, seconds: started.elapsed().as_secs_f64() }
+}
+
+/// The slice of `chosen` the partition selects.
+fn chosen_slice(chosen: Vec<Mutant>, partition: Option<Partition>) -> Vec<Mutant> {
+    let partition = partition.unwrap_or_default();
+    chosen.into_iter().enumerate().filter(|(index, _)| partition.contains(*index)).map(|(_, mutant)| mutant).collect()
+}
+
+/// A mutant's row: what caught it, what it was meant to trip and missed, and an example for the report.
+fn row(
+    mutant: &Mutant,
+    caught_by: Vec<(String, Vec<String>)>,
+    report: SuiteReport,
+    seconds: f64,
+    selected: &BTreeSet<String>,
+) -> MutantRow {
+    let tripped: BTreeSet<&str> = caught_by.iter().map(|(check, _)| check.as_str()).collect();
+    let meant: Vec<&'static str> =
+        meant_to_trip(mutant.name).iter().copied().filter(|id| selected.contains(*id)).collect();
+    let missed = meant.iter().copied().filter(|check| !tripped.contains(check)).collect();
+    let example = report.scenarios.into_iter().find(|scenario| {
+        scenario
+            .verdicts
+            .iter()
+            .any(|verdict| meant.contains(&verdict.check.as_str()) && matches!(verdict.outcome, Outcome::Fail { .. }))
+    });
+    MutantRow { name: mutant.name, bug: mutant.bug, meant, caught_by, missed, seconds, example }
+}
+
+/// Runs every scenario of `suite`, [`SCENARIOS_AT_ONCE`] at a time, the next starting as soon as one ends.
+async fn run_suite(suite: &Suite, scenarios: &[Scenario]) -> SuiteReport {
+    let mut reports: Vec<(usize, ScenarioReport)> = futures::stream::iter(scenarios.iter().enumerate())
+        .map(|(index, scenario)| async move { (index, suite.run_one(scenario).await) })
+        .buffer_unordered(SCENARIOS_AT_ONCE)
         .collect()
         .await;
-    MutationReport { reference_failures, rows }
+    reports.sort_by_key(|(index, _)| *index);
+    SuiteReport { subject: suite.subject_name(), scenarios: reports.into_iter().map(|(_, report)| report).collect() }
 }
 
 /// The table as text.
 pub fn render(report: &MutationReport) -> String {
-    use std::fmt::Write;
-    let mut text = String::new();
-    let _ = writeln!(text, "{:<28} {:<7} checks that caught it", "mutant", "caught");
-    for row in &report.rows {
-        let checks: Vec<&str> = row.caught_by.iter().map(|(check, _)| check.as_str()).collect();
-        let _ = writeln!(text, "{:<28} {:<7} {}", row.name, if row.caught() { "yes" } else { "NO" }, checks.join(", "));
-        if !row.missed.is_empty() {
-            let _ = writeln!(text, "{:<28} {:<7} MISSED (meant to trip): {}", "", "", row.missed.join(", "));
-        }
-    }
-    let caught = report.rows.iter().filter(|row| row.caught()).count();
-    let _ = writeln!(text, "\nmutation score: {caught}/{} = {:.0}%", report.rows.len(), report.score() * 100.0);
-    if report.reference_failures.is_empty() {
-        let _ = writeln!(text, "reference executor: no check failed");
-    } else {
-        let _ = writeln!(text, "reference executor FAILED: {}", report.reference_failures.join(", "));
-    }
-    text
+    crate::report::mutants::text(report)
 }
 
 #[cfg(test)]
@@ -144,16 +281,18 @@ mod tests {
     #[test]
     fn every_mutant_names_the_checks_it_should_trip_and_they_exist() {
         for mutant in mutants::ALL {
-            assert!(!mutant.trips.is_empty(), "{} lists no check", mutant.name);
-            for check in mutant.trips.iter().chain(mutant.trips_as_process()) {
+            let checks = meant_to_trip(mutant.name);
+            assert!(!checks.is_empty(), "{} lists no check", mutant.name);
+            for check in checks {
                 assert!(CheckId::parse(check).is_ok(), "{}: unknown check {check}", mutant.name);
             }
         }
+        assert_eq!(MEANT_TO_TRIP.len(), mutants::ALL.len());
     }
 
     #[test]
     fn every_check_is_meant_to_be_tripped_by_some_mutant() {
-        let meant: BTreeSet<&str> = mutants::ALL.iter().flat_map(|mutant| mutant.trips.iter().copied()).collect();
+        let meant: BTreeSet<&str> = MEANT_TO_TRIP.iter().flat_map(|(_, checks)| checks.iter().copied()).collect();
         for check in crate::checks::all() {
             assert!(meant.contains(check.id.as_str()), "no known-bad executor is meant to trip `{}`", check.id);
         }

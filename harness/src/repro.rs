@@ -7,14 +7,14 @@
 
 use crate::checks::{self, Level, Outcome, Verdict};
 use crate::corpus::Corpus;
+use crate::report::sequence::{self, Kind, Lane};
 use crate::runner::Runner;
 use crate::scenario::Scenario;
 use crate::subject::{SubjectError, SubjectFactory};
 use crate::suite::Suite;
-use crate::timeline::{self, Keys, Mark};
-use crate::transcript::{Answer, CallRecord, Exchange, Transcript};
+use crate::timeline::{self, Mark};
+use crate::transcript::{Answer, Transcript};
 use serde_json::{Value, json};
-use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::sync::Arc;
 
@@ -89,8 +89,8 @@ pub fn json(repro: &Repro) -> Value {
     })
 }
 
-/// Mermaid text: `;`, `<` and `>` as entity codes (so no `#word;` entity can appear by accident), one line, at
-/// most `max` characters.
+/// Mermaid text: `#`, `;`, `<` and `>` as entity codes, one line, at most `max` characters. `#` must be
+/// encoded too: in a sequence diagram it starts a comment, so `key=#1` would lose everything from the `#`.
 fn escape(text: &str, max: usize) -> String {
     let mut out = String::new();
     for (count, c) in text.chars().enumerate() {
@@ -99,6 +99,7 @@ fn escape(text: &str, max: usize) -> String {
             break;
         }
         match c {
+            '#' => out.push_str("#35;"),
             ';' => out.push_str("#59;"),
             '<' => out.push_str("#60;"),
             '>' => out.push_str("#62;"),
@@ -109,129 +110,34 @@ fn escape(text: &str, max: usize) -> String {
     out
 }
 
+/// The title of a run's diagram.
+pub fn title(repro: &Repro) -> String {
+    format!("{} against {}", repro.scenario.name, repro.subject)
+}
+
 /// The run as a Mermaid `sequenceDiagram` (Model, Executor, Downstream), with notes for faults, commits,
 /// kills and failed checks.
 pub fn mermaid(repro: &Repro) -> String {
-    let transcript = &repro.transcript;
-    let mut keys = Keys::default();
     let mut out = String::from(
         "sequenceDiagram\n    participant M as Model\n    participant E as Executor\n    participant D as Downstream\n",
     );
-    let _ = writeln!(
-        out,
-        "    Note over M,D: {}",
-        escape(&format!("{} against {}", repro.scenario.name, repro.subject), 150)
-    );
-    let mut steps: BTreeMap<usize, Vec<&CallRecord>> = BTreeMap::new();
-    for call in &transcript.calls {
-        steps.entry(call.step).or_default().push(call);
-    }
-    for (step, calls) in steps {
-        draw_step(&mut out, repro, step, &calls, &mut keys);
-    }
-    for exchange in transcript.exchanges.iter().filter(|exchange| exchange.call.is_none()) {
-        draw_exchange(&mut out, exchange, transcript, &mut keys);
-    }
-    let ledger = timeline::ledger_counts(transcript);
-    let ledger = if ledger.is_empty() { "nothing committed".to_owned() } else { ledger.join(", ") };
-    let _ = writeln!(out, "    Note over M,D: {}", escape(&format!("ledger: {ledger}"), 200));
-    for mark in repro.marks.iter().filter(|mark| mark.call.is_none()) {
-        let _ = writeln!(
-            out,
-            "    Note over M,D: {}",
-            escape(&format!("❌ {} [{}]: {}", mark.check, mark.level, mark.message), 200)
-        );
+    let letter = |lane: Lane| match lane {
+        Lane::Model => "M",
+        Lane::Executor => "E",
+        Lane::Downstream => "D",
+    };
+    for row in sequence::rows(&title(repro), &repro.transcript, &repro.marks) {
+        let (from, to) = (letter(row.from), letter(row.to));
+        let text = escape(&row.text, row.limit);
+        let _ = match row.kind {
+            Kind::Send => writeln!(out, "    {from}->>{to}: {text}"),
+            Kind::Reply => writeln!(out, "    {from}-->>{to}: {text}"),
+            Kind::Lost => writeln!(out, "    {from}--x{to}: {text}"),
+            Kind::Note(_) if from == to => writeln!(out, "    Note over {from}: {text}"),
+            Kind::Note(_) => writeln!(out, "    Note over {from},{to}: {text}"),
+        };
     }
     out
-}
-
-/// One step of the diagram: the model's call, the executor's requests, the answers and the failed checks.
-fn draw_step(out: &mut String, repro: &Repro, step: usize, calls: &[&CallRecord], keys: &mut Keys) {
-    let first = calls[0];
-    let business = first.business_request_id.as_deref().map(|id| format!(", {id}")).unwrap_or_default();
-    let count = if calls.len() > 1 { format!(" ×{}", calls.len()) } else { String::new() };
-    let header = if first.action == crate::scenario::StepKind::Corpus {
-        format!("step {} corpus: {} malformed calls", step + 1, calls.len())
-    } else {
-        format!(
-            "step {} {} {}{count} ({}, attempt {}{business})",
-            step + 1,
-            first.action,
-            first.tool,
-            first.call_id,
-            first.attempt
-        )
-    };
-    let _ = writeln!(out, "    M->>E: {}", escape(&header, 150));
-    let mine = |exchange: &&Exchange| exchange.call.is_some_and(|call| calls.iter().any(|own| own.index == call));
-    for exchange in repro.transcript.exchanges.iter().filter(mine) {
-        draw_exchange(out, exchange, &repro.transcript, keys);
-    }
-    if first.action == crate::scenario::StepKind::Corpus {
-        let mut codes: BTreeMap<String, usize> = BTreeMap::new();
-        for call in calls {
-            let code = call.error().map_or("ok".to_owned(), |error| error.wire_code.clone());
-            *codes.entry(code).or_default() += 1;
-        }
-        let summary: Vec<String> = codes.iter().map(|(code, count)| format!("{code} ×{count}")).collect();
-        let _ = writeln!(out, "    E-->>M: {}", escape(&summary.join(", "), 200));
-    } else {
-        for call in calls {
-            let _ = match &call.answer {
-                Answer::Killed => writeln!(out, "    Note over E: killed (SIGKILL) before answering, then restarted"),
-                Answer::Broken(_) | Answer::NoAnswer => {
-                    writeln!(out, "    E--xM: {}", escape(&call.answer.to_string(), 150))
-                }
-                Answer::Envelope(_) | Answer::Malformed(_) => {
-                    writeln!(out, "    E-->>M: {}", escape(&call.answer.to_string(), 150))
-                }
-            };
-        }
-    }
-    for mark in
-        repro.marks.iter().filter(|mark| mark.call.is_some_and(|call| calls.iter().any(|own| own.index == call)))
-    {
-        let _ = writeln!(
-            out,
-            "    Note over M,E: {}",
-            escape(&format!("❌ {} [{}]: {}", mark.check, mark.level, mark.message), 200)
-        );
-    }
-}
-
-fn draw_exchange(out: &mut String, exchange: &Exchange, transcript: &Transcript, keys: &mut Keys) {
-    let record = &exchange.record;
-    let mut request = format!("{} {}", record.method, record.path);
-    if let Some((_, key)) = request.clone().split_once("idempotency_key=") {
-        let key = key.split('&').next().unwrap_or_default().to_owned();
-        request = request.replace(&key, &keys.label(&key));
-    }
-    if let Some(key) = &record.idempotency_key {
-        let _ = write!(request, " key={}", keys.label(key));
-    }
-    let _ = writeln!(out, "    E->>D: {}", escape(&request, 150));
-    if let crate::world::Handling::Committed(index) = record.handling
-        && let Some(effect) = transcript.ledger.get(index)
-    {
-        let _ = writeln!(
-            out,
-            "    Note over D: {}",
-            escape(&format!("committed {} {}", effect.kind.name(), effect.effect_id), 100)
-        );
-    }
-    match (exchange.fault(), record.status) {
-        (Some(name @ ("kill_after_commit" | "kill_after_claim")), _) => {
-            let _ = writeln!(out, "    D--xE: {}", escape(&format!("never answered [{name}]"), 100));
-        }
-        (fault, None) => {
-            let _ =
-                writeln!(out, "    D--xE: {}", escape(&format!("connection dropped [{}]", fault.unwrap_or("?")), 100));
-        }
-        (fault, Some(status)) => {
-            let fault = fault.map(|name| format!(" [{name}]")).unwrap_or_default();
-            let _ = writeln!(out, "    D-->>E: {}", escape(&format!("{status}{fault}"), 100));
-        }
-    }
 }
 
 #[cfg(test)]
@@ -240,7 +146,16 @@ mod tests {
 
     #[test]
     fn mermaid_text_escapes_what_mermaid_would_read_as_syntax() {
-        assert_eq!(escape("key=#1; a<b>", 100), "key=#1#59; a#60;b#62;");
+        assert_eq!(escape("key=#1; a<b>", 100), "key=#35;1#59; a#60;b#62;");
+        assert_eq!(escape("call #0 ended", 100), "call #35;0 ended", "a `#` would start a comment");
+        assert!(
+            !escape("#; < > # x", 100)
+                .replace("#35;", "")
+                .replace("#59;", "")
+                .replace("#60;", "")
+                .replace("#62;", "")
+                .contains('#')
+        );
         assert_eq!(escape("abcdef", 3), "abc…");
         assert_eq!(escape("two\nlines", 100), "two lines");
     }

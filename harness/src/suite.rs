@@ -80,6 +80,11 @@ impl Suite {
         Suite { runner, corpus, catalog: catalog(), checks, jobs: jobs.max(1) }
     }
 
+    /// The subject's name.
+    pub fn subject_name(&self) -> String {
+        self.runner.subject_name()
+    }
+
     /// Runs one scenario and judges it: what happened and every check's verdict.
     ///
     /// # Errors

@@ -149,42 +149,56 @@ pub struct Mark {
     pub call: Option<usize>,
 }
 
-/// Places each violation of `verdicts` at the call where it shows: the call of the last committing request
-/// its evidence names, else of the last request, else the last call line; `None` when it names none.
+/// Places each violation of `verdicts` at the call where it shows ([`place`]).
 pub fn marks(transcript: &Transcript, verdicts: &[crate::checks::Verdict]) -> Vec<Mark> {
     let mut marks = Vec::new();
     for verdict in verdicts {
         let crate::checks::Outcome::Fail { violations } = &verdict.outcome else { continue };
         for violation in violations {
-            let named: Vec<&Exchange> = violation
-                .evidence
-                .iter()
-                .filter_map(|line| transcript.exchanges.iter().find(|exchange| &exchange.line() == line))
-                .filter(|exchange| exchange.call.is_some())
-                .collect();
-            let committing =
-                named.iter().rev().find(|exchange| matches!(exchange.record.handling, Handling::Committed(_)));
-            let call =
-                committing.or(named.last()).and_then(|exchange| exchange.call).or_else(|| {
-                    violation.evidence.iter().rev().find_map(|line| {
-                        transcript.calls.iter().find(|call| &call.line() == line).map(|call| call.index)
-                    })
-                });
             marks.push(Mark {
                 check: verdict.check,
                 level: verdict.level.as_str(),
                 message: violation.message.clone(),
-                call,
+                call: place(transcript, &violation.evidence),
             });
         }
     }
     marks
 }
 
+/// The call (index into `Transcript::calls`) where a violation with this evidence shows: the call of the last
+/// committing request the evidence names, else of the last request, else the last call line; `None` when it
+/// names none (the run as a whole, e.g. the ledger).
+pub fn place(transcript: &Transcript, evidence: &[String]) -> Option<usize> {
+    let named: Vec<&Exchange> = evidence
+        .iter()
+        .filter_map(|line| transcript.exchanges.iter().find(|exchange| &exchange.line() == line))
+        .filter(|exchange| exchange.call.is_some())
+        .collect();
+    let committing = named.iter().rev().find(|exchange| matches!(exchange.record.handling, Handling::Committed(_)));
+    committing.or(named.last()).and_then(|exchange| exchange.call).or_else(|| {
+        evidence
+            .iter()
+            .rev()
+            .find_map(|line| transcript.calls.iter().find(|call| &call.line() == line).map(|call| call.index))
+    })
+}
+
 /// The timeline as text with each failed check marked (`✗`) under the step where it failed; failures of the
 /// run as a whole come last. With no marks it is exactly [`text`].
 pub fn marked_text(transcript: &Transcript, marks: &[Mark]) -> String {
+    render(transcript, marks, &mut Keys::default())
+}
+
+/// The labels the timeline gives the run's idempotency keys (`#1`, `#2`, ...), so other views of the same
+/// run (the evidence of the human report) name keys as `repro` does.
+pub fn labelled_keys(transcript: &Transcript) -> Keys {
     let mut keys = Keys::default();
+    render(transcript, &[], &mut keys);
+    keys
+}
+
+fn render(transcript: &Transcript, marks: &[Mark], keys: &mut Keys) -> String {
     let mut out = String::new();
     let mut steps: BTreeMap<usize, Vec<&CallRecord>> = BTreeMap::new();
     for call in &transcript.calls {
@@ -213,12 +227,12 @@ pub fn marked_text(transcript: &Transcript, marks: &[Mark]) -> String {
             .filter(|exchange| exchange.call.is_some_and(|call| calls.iter().any(|mine| mine.index == call)))
             .collect();
         // The answers are labelled before the requests: keys are numbered in that order.
-        let answers = step_answers(&calls, &mut keys);
+        let answers = step_answers(&calls, keys);
         if first.action == crate::scenario::StepKind::Burst {
             exchanges.sort_by(|a, b| (&a.record.method, &a.record.path).cmp(&(&b.record.method, &b.record.path)));
         }
         for exchange in exchanges {
-            let _ = writeln!(out, "  ↳ {}", exchange_text(exchange, transcript, &mut keys));
+            let _ = writeln!(out, "  ↳ {}", exchange_text(exchange, transcript, keys));
         }
         for (case, answer) in answers {
             let label = if case.is_empty() { String::new() } else { format!("{case}: ") };
@@ -234,7 +248,7 @@ pub fn marked_text(transcript: &Transcript, marks: &[Mark]) -> String {
     if !stray.is_empty() {
         let _ = writeln!(out, "requests no call accounts for");
         for exchange in stray {
-            let _ = writeln!(out, "  ↳ {}", exchange_text(exchange, transcript, &mut keys));
+            let _ = writeln!(out, "  ↳ {}", exchange_text(exchange, transcript, keys));
         }
     }
     let ledger = ledger_counts(transcript);

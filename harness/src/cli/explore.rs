@@ -6,8 +6,12 @@
 
 use super::Error;
 use super::output;
+use super::reports::progress_bar;
+use callproof_harness::checks;
+use callproof_harness::conform::human;
 use callproof_harness::corpus::Corpus;
 use callproof_harness::explore::{self, Found};
+use callproof_harness::filter::Filter;
 use callproof_harness::partition::Partition;
 use callproof_harness::subject::{InProcess, SubjectFactory};
 use std::path::{Path, PathBuf};
@@ -37,13 +41,22 @@ pub(crate) struct Args {
     /// Longest schedule, in moves.
     #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u16).range(1..))]
     moves: u16,
-    /// Where to write the minimal scenario of a failure.
-    #[arg(long, value_name = "DIR", default_value = "scenarios/found")]
+    /// Where to write the minimal scenario of a failure (created if missing). The default is a folder of
+    /// the current one, never the shipped `scenarios/found/`: pass `--out scenarios/found` to add to those.
+    #[arg(long, value_name = "DIR", default_value = "callproof-found")]
     out: PathBuf,
+    /// Judge only the checks EXPR selects after every step: `check:ID`, `level:must|should`, joined with
+    /// `&`, `|`, `!` (generated schedules have no path or tag).
+    #[arg(long, short = 'E', value_name = "EXPR")]
+    filter: Vec<String>,
 }
 
 /// Explores, prints what it found, and confirms it over loopback.
 pub(crate) fn run(args: Args) -> Result<ExitCode, Error> {
+    let checks = Filter::parse(&args.filter)?.checks_without_scenarios(&checks::all())?;
+    if checks.is_empty() {
+        return Err(Error::Usage("the filter selects no check".to_owned()));
+    }
     let subject = args.subject.name();
     let seed = args
         .seed
@@ -61,14 +74,16 @@ pub(crate) fn run(args: Args) -> Result<ExitCode, Error> {
         max_moves: usize::from(args.moves),
         out: Some(args.out),
     };
-    let progress = indicatif::ProgressBar::new(args.partition.size_of(cases as usize) as u64);
-    progress.set_style(
-        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} schedules {per_sec} eta {eta}")
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-    );
+    let bar = progress_bar(args.partition.size_of(cases as usize) as u64, "schedules");
     let started = Instant::now();
-    let summary = explore::explore(&options, Corpus::shipped(), |done| progress.set_position(u64::from(done)));
-    progress.finish_and_clear();
+    let summary = explore::explore_checking(&options, checks, Corpus::shipped(), |done| {
+        if let Some(bar) = &bar {
+            bar.set_position(u64::from(done));
+        }
+    });
+    if let Some(bar) = &bar {
+        bar.finish_and_clear();
+    }
     let seconds = started.elapsed().as_secs_f64();
     output::line(&format!(
         "{} schedules, {} steps in {seconds:.1}s ({:.0} schedules/s)",
@@ -89,16 +104,18 @@ pub(crate) fn run(args: Args) -> Result<ExitCode, Error> {
     Ok(ExitCode::FAILURE)
 }
 
+/// The failure: each violation once, then their evidence once.
 fn print_found(found: &Found) {
     output::line(&format!(
         "FAIL  `{}` after case {} (shrunk from {} to {} moves)",
         found.check, found.case, found.moves.0, found.moves.1
     ));
     for violation in &found.violations {
-        output::line(&format!("      {}", violation.message));
-        for line in &violation.evidence {
-            output::line(&format!("          {line}"));
-        }
+        output::line(&format!("      ✗ {}", violation.message));
+    }
+    output::line("      evidence:");
+    for line in human::evidence(None, found.violations.iter()) {
+        output::line(&format!("          {line}"));
     }
 }
 

@@ -8,10 +8,13 @@
 mod checks;
 mod conform;
 mod explore;
+mod list;
 mod mutants;
 pub(crate) mod output;
+mod reports;
 mod repro;
 mod run;
+mod select;
 
 use callproof_executor::mutants::Mutant;
 pub(crate) use callproof_harness::Error;
@@ -47,9 +50,13 @@ pub(crate) enum Command {
     /// Run the suite against an executor process speaking the adapter protocol (docs/protocol.md).
     #[command(after_help = conform::EXIT_CODES)]
     Conform(conform::Args),
-    /// List the checks with their level, rule and seed reference.
+    /// List the checks with their level, rule and seed reference (`callproof list checks` does too).
     #[command(after_help = checks::EXIT_CODES)]
     Checks(checks::Args),
+    /// List the scenarios (with tags), checks (with levels), known-bad executors (with the checks each is
+    /// meant to trip) and fault kinds; `--filter` narrows them as it narrows a run.
+    #[command(after_help = list::EXIT_CODES)]
+    List(list::Args),
 }
 
 impl Command {
@@ -63,6 +70,7 @@ impl Command {
             Command::Repro(args) => repro::run(args),
             Command::Conform(args) => conform::run(args),
             Command::Checks(args) => checks::run(args),
+            Command::List(args) => list::run(args),
         };
         result.unwrap_or_else(|error| {
             output::error_line(&format!("callproof {name}: {error}"));
@@ -81,6 +89,7 @@ impl Command {
             Command::Repro(_) => "repro",
             Command::Conform(_) => "conform",
             Command::Checks(_) => "checks",
+            Command::List(_) => "list",
         }
     }
 }
@@ -121,7 +130,10 @@ fn in_process(text: &str) -> Result<InProcess, String> {
 fn mutant(name: &str) -> Result<Mutant, String> {
     callproof_executor::mutants::by_name(name).ok_or_else(|| {
         let known: Vec<&str> = callproof_executor::mutants::ALL.iter().map(|mutant| mutant.name).collect();
-        format!("unknown mutant `{name}`; the known-bad executors are: {}", known.join(", "))
+        format!(
+            "unknown mutant `{name}`; the known-bad executors are: {} (see `callproof list mutants`)",
+            known.join(", ")
+        )
     })
 }
 

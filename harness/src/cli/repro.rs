@@ -1,16 +1,18 @@
 //! `callproof repro`: one scenario against one executor (in process, or a process speaking the protocol), its
 //! timeline with every failed check marked, as text, Mermaid or JSON.
 //!
-//! Rule enforced here: a scenario is named by file or by id under `scenarios/`, and `--subject` and
+//! Rule enforced here: a scenario is named by file or by id (shipped, or added with `--scenarios`), and `--subject` and
 //! `--executor` cannot both be given: the run is against exactly the executor the command line names.
 
 use super::Error;
 use super::output;
+use super::reports::Output;
 use callproof_harness::corpus::Corpus;
 use callproof_harness::error;
 use callproof_harness::process::ProcessFactory;
 use callproof_harness::repro;
-use callproof_harness::scenario::{LoadErrors, Scenario};
+use callproof_harness::scenario::Scenario;
+use callproof_harness::shipped;
 use callproof_harness::subject::{InProcess, SubjectFactory};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -34,7 +36,7 @@ pub(crate) enum Format {
 /// `callproof repro SCENARIO [--executor COMMAND | --subject reference|mutant:NAME] [--format FORMAT]`.
 #[derive(clap::Args)]
 pub(crate) struct Args {
-    /// A scenario file, or an id under scenarios/ (e.g. idempotency/duplicate_refund_after_lost_response).
+    /// A scenario file, or a scenario id (e.g. idempotency/duplicate_refund_after_lost_response).
     scenario: String,
     /// An executor command speaking the adapter protocol (default: the in-process `--subject`).
     #[arg(long, value_name = "COMMAND")]
@@ -45,16 +47,27 @@ pub(crate) struct Args {
     /// How the run is printed.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
+    /// Add the scenarios under DIR to the shipped ones, to look SCENARIO up among (repeatable).
+    #[arg(long = "scenarios", value_name = "DIR")]
+    added: Vec<PathBuf>,
+    /// Also write the run as a self-contained HTML page to FILE: its timeline as a sequence diagram, failed
+    /// checks marked where they failed, the ledger and the JSON.
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
 }
 
 /// Runs the scenario once and prints it.
 pub(crate) fn run(args: Args) -> Result<ExitCode, Error> {
-    let scenario = scenario(&args.scenario)?;
+    let scenario = scenario(&args.scenario, &args.added)?;
+    let html = args.html.as_deref().map(|path| Output::open(path, "the HTML report")).transpose()?;
     let factory: Arc<dyn SubjectFactory> = match &args.executor {
         Some(command) => Arc::new(ProcessFactory::new(command)?),
         None => Arc::new(args.subject),
     };
     let repro = super::runtime()?.block_on(repro::reproduce(factory, &scenario, Corpus::shipped()))?;
+    if let Some(file) = html {
+        file.write(&callproof_harness::report::html::repro(&repro))?;
+    }
     match args.format {
         Format::Text => output::print(&repro::text(&repro)),
         Format::Mermaid => output::print(&repro::mermaid(&repro)),
@@ -73,15 +86,13 @@ pub(crate) fn run(args: Args) -> Result<ExitCode, Error> {
     }))
 }
 
-/// The scenario a file or an id under `scenarios/` names.
-fn scenario(name: &str) -> Result<Scenario, Error> {
-    let given = PathBuf::from(name);
-    let path = if given.is_file() { given } else { PathBuf::from("scenarios").join(format!("{name}.toml")) };
-    if !path.is_file() {
-        return Err(Error::Usage(format!(
-            "no scenario `{name}` (give a file, or an id under scenarios/ run from the repository root)"
-        )));
+/// The one scenario a file or an id of the suite names.
+fn scenario(name: &str, added: &[PathBuf]) -> Result<Scenario, Error> {
+    let mut found = shipped::select(&[PathBuf::from(name)], added)?;
+    match found.len() {
+        1 => found.pop().ok_or_else(|| Error::Usage(format!("no scenario `{name}`"))),
+        count => Err(Error::Usage(format!(
+            "`{name}` names {count} scenarios; name one (see `callproof list scenarios --filter path:{name}`)"
+        ))),
     }
-    let mut found = Scenario::discover(&[path])?;
-    found.pop().ok_or_else(|| Error::Scenarios(LoadErrors::Empty(vec![PathBuf::from(name)])))
 }

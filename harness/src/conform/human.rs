@@ -4,22 +4,32 @@
 //! Rule enforced here: the text is a pure function of the [`Report`], in its order, so two runs of the same
 //! suite print the same text apart from timings.
 
-use super::report::{Report, ScenarioResult, Status};
-use std::collections::BTreeMap;
+use super::report::{CheckResult, Report, ScenarioResult, Status, plural};
+use crate::checks::Violation;
+use crate::timeline;
+use crate::transcript::{Exchange, Transcript};
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
-/// The line printed when a scenario finishes: its status, id and time, the checks that failed, and why it
-/// failed as a whole, was skipped or excused.
+/// The line printed when a scenario finishes: its status, id and time, the checks behind its status (the
+/// failed ones of a failure, the excused ones of an expected failure, the advisory ones of a warning), and why
+/// it failed as a whole, was skipped or excused.
 pub fn scenario_line(result: &ScenarioResult) -> String {
     let mut line = format!("{:<5} {:<48} {:>6.2}s", result.status.label(), result.id, result.seconds);
-    let failed: Vec<&str> = result
+    let behind = match result.status {
+        Status::Fail => Status::Fail,
+        Status::ExpectedFail => Status::ExpectedFail,
+        Status::Warn => Status::Warn,
+        Status::Pass | Status::Skip => Status::Pass,
+    };
+    let named: Vec<&str> = result
         .checks
         .iter()
-        .filter(|check| matches!(check.status, Status::Fail | Status::ExpectedFail | Status::Warn))
+        .filter(|check| behind != Status::Pass && check.status == behind)
         .map(|check| check.id.as_str())
         .collect();
-    if !failed.is_empty() {
-        let _ = write!(line, "  {}", failed.join(", "));
+    if !named.is_empty() {
+        let _ = write!(line, "  {}", named.join(", "));
     }
     if let Some(reason) = &result.reason {
         let _ = write!(line, "  ({})", reason.lines().next().unwrap_or_default());
@@ -27,8 +37,18 @@ pub fn scenario_line(result: &ScenarioResult) -> String {
     line
 }
 
-/// The violations of one scenario, indented, with evidence; and the full reason when it broke. Only failures
-/// unless `all`, which adds warnings and expected failures.
+/// [`scenario_line`] as printed while a run goes: the count of finished scenarios after the status, as
+/// nextest does (`PASS  [17/60] auth/missing_scope  0.13s`).
+pub fn progress_line(result: &ScenarioResult, done: usize, total: usize) -> String {
+    let line = scenario_line(result);
+    let (status, rest) = line.split_at(line.find(' ').unwrap_or(line.len()));
+    let width = total.to_string().len();
+    format!("{status:<5} [{done:>width$}/{total}] {}", rest.trim_start())
+}
+
+/// The violations of one scenario, indented, each message once (repeats counted), then the evidence of all of them once, in the order
+/// it happened (a burst judged by five checks prints its eight calls once, not five times); and the full
+/// reason when it broke. Only failures unless `all`, which adds warnings and expected failures.
 pub fn scenario_details(result: &ScenarioResult, all: bool) -> String {
     let mut text = String::new();
     if result.protocol_break
@@ -39,15 +59,72 @@ pub fn scenario_details(result: &ScenarioResult, all: bool) -> String {
         }
     }
     let shown = |status: Status| status == Status::Fail || all && matches!(status, Status::Warn | Status::ExpectedFail);
-    for check in result.checks.iter().filter(|check| shown(check.status)) {
+    let checks: Vec<&CheckResult> = result.checks.iter().filter(|check| shown(check.status)).collect();
+    for check in &checks {
+        let mut messages: Vec<(&str, usize)> = Vec::new();
         for violation in &check.violations {
-            let _ = writeln!(text, "      {} [{}] {}", check.id, check.level, violation.message);
-            for line in &violation.evidence {
-                let _ = writeln!(text, "          {line}");
+            match messages.iter_mut().find(|(message, _)| *message == violation.message) {
+                Some((_, count)) => *count += 1,
+                None => messages.push((&violation.message, 1)),
             }
+        }
+        for (message, count) in messages {
+            let times = if count > 1 { format!(" (×{count})") } else { String::new() };
+            let _ = writeln!(text, "      ✗ {} [{}] {message}{times}", check.id, check.level);
+        }
+    }
+    let violations = checks.iter().flat_map(|check| &check.violations);
+    let lines = evidence(result.transcript.as_ref(), violations);
+    if !lines.is_empty() {
+        let _ = writeln!(text, "      evidence:");
+        for line in lines {
+            let _ = writeln!(text, "          {line}");
         }
     }
     text
+}
+
+/// The evidence lines of `checks`' violations, each once. With the run's transcript they come in the order
+/// things happened, every request under its call, keys labelled `#1`, `#2` and commits named by effect as in
+/// `callproof repro`; lines the transcript does not hold follow in the order first given.
+pub fn evidence<'a>(transcript: Option<&Transcript>, violations: impl Iterator<Item = &'a Violation>) -> Vec<String> {
+    let mut wanted: Vec<&str> = Vec::new();
+    for line in violations.flat_map(|violation| &violation.evidence) {
+        if !wanted.contains(&line.as_str()) {
+            wanted.push(line);
+        }
+    }
+    let Some(transcript) = transcript else {
+        return wanted.into_iter().map(str::to_owned).collect();
+    };
+    let mut keys = timeline::labelled_keys(transcript);
+    let mut used: BTreeSet<String> = BTreeSet::new();
+    let mut lines = Vec::new();
+    let mut request = |exchange: &Exchange, lines: &mut Vec<String>, used: &mut BTreeSet<String>| {
+        let raw = exchange.line();
+        if wanted.contains(&raw.as_str()) {
+            let shown = timeline::exchange_text(exchange, transcript, &mut keys);
+            lines.push(format!("  ↳ request #{} {shown}", exchange.record.index));
+            used.insert(raw);
+        }
+    };
+    for call in &transcript.calls {
+        let own: Vec<&Exchange> = transcript.exchanges_of_call(call.index).collect();
+        let named = wanted.contains(&call.line().as_str());
+        if !named && !own.iter().any(|exchange| wanted.contains(&exchange.line().as_str())) {
+            continue;
+        }
+        lines.push(call.line());
+        used.insert(call.line());
+        for exchange in own {
+            request(exchange, &mut lines, &mut used);
+        }
+    }
+    for exchange in transcript.exchanges.iter().filter(|exchange| exchange.call.is_none()) {
+        request(exchange, &mut lines, &mut used);
+    }
+    lines.extend(wanted.into_iter().filter(|line| !used.contains(*line)).map(str::to_owned));
+    lines
 }
 
 /// Whether a finished scenario's details are printed under its line.
@@ -142,8 +219,8 @@ pub fn footer(report: &Report) -> String {
     let warned = if summary.warn > 0 { format!(", {} warn", summary.warn) } else { String::new() };
     let _ = writeln!(
         text,
-        "\n{} scenarios: {} pass, {} fail, {} expected-fail, {} skip{warned}{}",
-        summary.scenarios,
+        "\n{}: {} pass, {} fail, {} expected-fail, {} skip{warned}{}",
+        plural(summary.scenarios, "scenario", "scenarios"),
         summary.pass,
         summary.fail,
         summary.expected_fail,

@@ -4,7 +4,9 @@
 //! (checks with nothing to judge are left out, so dashboards are not flooded with skips); a failure carries
 //! the violations and their evidence; an expected failure is a skipped case that says why; a scenario that
 //! was not run is one skipped case; a protocol break is an error case; a warning (a failed check the profile
-//! does not require) is a passing case whose output says what failed.
+//! does not require) is a passing case whose output says what failed. Every case carries the time of its
+//! scenario's run (the checks of a scenario all judge that one run), every suite too, and the report the
+//! wall time of the whole run.
 
 use super::Error;
 use super::report::{CheckResult, Report, Status};
@@ -17,22 +19,24 @@ use std::time::Duration;
 /// [`Error::Output`] when quick-junit cannot serialize it.
 pub fn render(report: &Report) -> Result<String, Error> {
     let mut junit = quick_junit::Report::new(format!("callproof conform {}", report.executor.subject));
+    junit.set_time(Duration::from_secs_f64(report.seconds.max(0.0)));
     for scenario in &report.scenarios {
         let mut suite = TestSuite::new(scenario.id.as_str());
-        suite.set_time(Duration::from_secs_f64(scenario.seconds.max(0.0)));
+        let time = Duration::from_secs_f64(scenario.seconds.max(0.0));
+        suite.set_time(time);
         if scenario.protocol_break {
             let mut status = TestCaseStatus::non_success(NonSuccessKind::Error);
             status.set_message("the executor broke the protocol").set_type("protocol_break");
             status.set_description(scenario.reason.clone().unwrap_or_default());
             let mut case = TestCase::new("protocol", status);
-            case.set_classname(scenario.id.as_str());
+            case.set_classname(scenario.id.as_str()).set_time(time);
             suite.add_test_case(case);
         }
         if scenario.status == Status::Skip && scenario.transcript.is_none() {
             let mut status = TestCaseStatus::skipped();
             status.set_message(scenario.reason.clone().unwrap_or_else(|| "not run".to_owned()));
             let mut case = TestCase::new("scenario", status);
-            case.set_classname(scenario.id.as_str());
+            case.set_classname(scenario.id.as_str()).set_time(time);
             suite.add_test_case(case);
         }
         for check in scenario.checks.iter().filter(|check| check.status != Status::Skip) {
@@ -52,7 +56,7 @@ pub fn render(report: &Report) -> Result<String, Error> {
                 }
             };
             let mut case = TestCase::new(check.id.as_str(), status);
-            case.set_classname(scenario.id.as_str());
+            case.set_classname(scenario.id.as_str()).set_time(time);
             if check.status == Status::Warn {
                 case.set_system_out(format!("warning (not required by the profile): {}", violations(check)));
             }

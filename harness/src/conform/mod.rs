@@ -7,6 +7,7 @@
 //! or configuration, 3 the executor could not be started or broke the protocol. The selection of scenarios
 //! (`--partition k/n`) and of checks (`--profile`, `--only`) is deterministic.
 
+pub mod accept;
 pub mod baseline;
 pub mod human;
 pub mod junit;
@@ -19,6 +20,7 @@ pub use report::{Report, ScenarioResult, Status};
 
 use crate::checks::{self, Check, Level};
 use crate::corpus::Corpus;
+use crate::filter::Filter;
 use crate::runner::Runner;
 use crate::scenario::Scenario;
 use crate::subject::{SubjectFactory, Support};
@@ -26,8 +28,8 @@ use crate::suite::Suite;
 use futures::StreamExt;
 use report::Judging;
 use serde::Serialize;
-use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Instant;
 
 /// Which checks are required.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, clap::ValueEnum)]
@@ -66,8 +68,10 @@ pub struct Options {
     pub partition: Option<Partition>,
     /// Expected failures.
     pub baseline: Baseline,
-    /// Scenarios run at once (0 means the default, 4).
+    /// Scenarios run at once (0 means the default, [`default_jobs`]).
     pub jobs: usize,
+    /// Which (scenario, check) pairs run: `--filter` (the default selects everything).
+    pub filter: Filter,
     /// Also judge the checks the profile does not require, as advice: their failures are warnings that do not
     /// fail the run (`callproof run` does this; `conform` judges exactly what it requires).
     pub advisory: bool,
@@ -108,7 +112,8 @@ impl<F: Fn(&ScenarioResult) + Send + Sync> Progress for F {
 /// Runs `scenarios` against `factory`'s subjects and judges them.
 ///
 /// # Errors
-/// A configuration error (exit code 2): an unknown check, a baseline entry that names no scenario or check.
+/// A configuration error (exit code 2): an unknown check, a baseline entry that names no scenario or check, a
+/// filter that selects nothing.
 pub async fn run(
     factory: Arc<dyn SubjectFactory>,
     scenarios: Vec<Scenario>,
@@ -121,42 +126,18 @@ pub async fn run(
     let names: Vec<&str> = scenarios.iter().map(|scenario| scenario.name.as_str()).collect();
     let ids: Vec<&str> = checks::all().iter().map(|check| check.id.as_str()).collect();
     options.baseline.validate(&names, &ids)?;
-    let scenarios = options.partition.unwrap_or_default().select(scenarios);
-    let judging = Judging { profile: options.profile, baseline: &options.baseline };
-
+    let planned = plan(scenarios, &checks, options)?;
+    let judged: Vec<Check> = checks
+        .iter()
+        .filter(|check| planned.iter().any(|(_, own)| own.iter().any(|mine| mine.id == check.id)))
+        .cloned()
+        .collect();
+    let started = Instant::now();
     let subject = factory.name();
-    let suite = Suite::new(Runner::new(factory.clone(), corpus.clone()), corpus, checks.clone(), 1);
-    let broken: Mutex<Option<String>> = Mutex::new(None);
-    let jobs = if options.jobs == 0 { 4 } else { options.jobs };
-    let results: Vec<ScenarioResult> = futures::stream::iter(&scenarios)
-        .map(|scenario| {
-            let (suite, checks, broken, factory) = (&suite, &checks, &broken, &factory);
-            async move {
-                let earlier = broken.lock().unwrap_or_else(PoisonError::into_inner).clone();
-                if let Some(earlier) = earlier {
-                    return ScenarioResult::skipped(
-                        scenario,
-                        checks,
-                        format!("not run: the executor broke the protocol in {earlier}"),
-                    );
-                }
-                let support = factory.support(scenario).await;
-                if let Support::Skip(reason) = support {
-                    return ScenarioResult::skipped(scenario, checks, reason);
-                }
-                let run = suite.run_one(scenario).await;
-                let result = ScenarioResult::judged(scenario, run, checks, &support, judging);
-                if result.protocol_break {
-                    broken.lock().unwrap_or_else(PoisonError::into_inner).get_or_insert_with(|| result.id.clone());
-                }
-                result
-            }
-        })
-        .buffered(jobs)
-        .inspect(|result| progress.finished(result))
-        .collect()
-        .await;
-
+    let suite = Suite::new(Runner::new(factory.clone(), corpus.clone()), corpus, judged.clone(), 1);
+    let judging = Judging { profile: options.profile, baseline: &options.baseline };
+    let jobs = if options.jobs == 0 { default_jobs() } else { options.jobs };
+    let results = run_all(&suite, &factory, &planned, judging, jobs, progress).await;
     let stale = report::stale(&options.baseline, &results);
     Ok(Report {
         report_version: report::REPORT_VERSION,
@@ -164,22 +145,87 @@ pub async fn run(
         harness_version: env!("CARGO_PKG_VERSION"),
         executor: report::Executor { subject, capabilities },
         profile: options.profile,
-        checks: checks.iter().map(|check| check.id.to_string()).collect(),
+        checks: judged.iter().map(|check| check.id.to_string()).collect(),
         partition: options.partition.map(|partition| partition.to_string()),
+        filter: (!options.filter.is_everything()).then(|| options.filter.to_string()),
         baseline: options.baseline.path.clone(),
         verdict: report::verdict(&results, &stale),
         summary: report::summary(&results, &stale),
+        seconds: started.elapsed().as_secs_f64(),
         scenarios: results,
         stale_baseline: stale,
     })
 }
 
-/// The scenarios shipped with callproof (the `scenarios/` folder of the harness's source tree).
+/// Scenarios at once when the options do not say: four per core, since a scenario mostly waits on the
+/// downstream's timers and its executor, not on the CPU.
+pub fn default_jobs() -> usize {
+    4 * std::thread::available_parallelism().map_or(1, usize::from)
+}
+
+/// The scenarios the filter and the partition select, each with the checks that judge it, sorted by id.
+fn plan(scenarios: Vec<Scenario>, checks: &[Check], options: &Options) -> Result<Vec<(Scenario, Vec<Check>)>, Error> {
+    let selected: Vec<Scenario> =
+        scenarios.into_iter().filter(|scenario| !options.filter.checks_for(scenario, checks).is_empty()).collect();
+    if selected.is_empty() {
+        return Err(Error::Usage(format!("the filter {} selects no scenario and check", options.filter)));
+    }
+    let planned = options.partition.unwrap_or_default().select(selected);
+    Ok(planned
+        .into_iter()
+        .map(|scenario| {
+            let own = options.filter.checks_for(&scenario, checks);
+            (scenario, own)
+        })
+        .collect())
+}
+
+/// Runs every planned scenario, `jobs` at once, starting the next as soon as one finishes (a slow scenario
+/// never holds up the others); `progress` hears of each as it finishes. Results come back in plan order.
+async fn run_all(
+    suite: &Suite,
+    factory: &Arc<dyn SubjectFactory>,
+    planned: &[(Scenario, Vec<Check>)],
+    judging: Judging<'_>,
+    jobs: usize,
+    progress: &dyn Progress,
+) -> Vec<ScenarioResult> {
+    let broken: Mutex<Option<String>> = Mutex::new(None);
+    let mut results: Vec<(usize, ScenarioResult)> = futures::stream::iter(planned.iter().enumerate())
+        .map(|(index, (scenario, checks))| {
+            let broken = &broken;
+            async move {
+                let earlier = broken.lock().unwrap_or_else(PoisonError::into_inner).clone();
+                if let Some(earlier) = earlier {
+                    let why = format!("not run: the executor broke the protocol in {earlier}");
+                    return (index, ScenarioResult::skipped(scenario, checks, why));
+                }
+                let support = factory.support(scenario).await;
+                if let Support::Skip(reason) = support {
+                    return (index, ScenarioResult::skipped(scenario, checks, reason));
+                }
+                let run = suite.run_one(scenario).await;
+                let result = ScenarioResult::judged(scenario, run, checks, &support, judging);
+                if result.protocol_break {
+                    broken.lock().unwrap_or_else(PoisonError::into_inner).get_or_insert_with(|| result.id.clone());
+                }
+                (index, result)
+            }
+        })
+        .buffer_unordered(jobs.max(1))
+        .inspect(|(_, result)| progress.finished(result))
+        .collect()
+        .await;
+    results.sort_by_key(|(index, _)| *index);
+    results.into_iter().map(|(_, result)| result).collect()
+}
+
+/// The scenarios shipped with callproof, embedded in the harness ([`crate::shipped`]).
 ///
 /// # Errors
-/// [`Error::Scenarios`]: a scenario that does not load, or the folder is missing.
+/// [`Error::Scenarios`]: an embedded scenario that does not load.
 pub fn shipped_scenarios() -> Result<Vec<Scenario>, Error> {
-    Ok(Scenario::discover(&[PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../scenarios")])?)
+    Ok(crate::shipped::scenarios()?)
 }
 
 /// Runs the shipped suite against an executor of yours, from Rust, and returns the report.

@@ -166,12 +166,17 @@ pub struct Report {
     pub checks: Vec<String>,
     /// `k/n` when the suite was partitioned.
     pub partition: Option<String>,
+    /// The `--filter` expressions, when any were given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub filter: Option<String>,
     /// The baseline file, if one was given.
     pub baseline: Option<String>,
     /// The verdict.
     pub verdict: Verdict,
     /// Counts.
     pub summary: Summary,
+    /// Wall time of the whole run.
+    pub seconds: f64,
     /// Per scenario, in name order.
     pub scenarios: Vec<ScenarioResult>,
     /// Baseline entries that no longer fail (each fails the run).
@@ -248,17 +253,7 @@ impl ScenarioResult {
                 }
             })
             .collect();
-        let (status, reason) = if let Some(why) = &broken {
-            (Status::Fail, Some(why.clone()))
-        } else if results.iter().any(|result| result.status == Status::Fail) {
-            (Status::Fail, None)
-        } else if let Some(excused) = results.iter().find(|result| result.status == Status::ExpectedFail) {
-            (Status::ExpectedFail, excused.reason.clone())
-        } else if results.iter().any(|result| result.status == Status::Warn) {
-            (Status::Warn, None)
-        } else {
-            (Status::Pass, None)
-        };
+        let (status, reason) = scenario_status(&results, broken.as_deref());
         ScenarioResult {
             id: scenario.name.clone(),
             path: scenario.path.display().to_string(),
@@ -271,6 +266,22 @@ impl ScenarioResult {
             transcript: run.transcript,
             protocol_break: broken.is_some(),
         }
+    }
+}
+
+/// A scenario's status and reason from its checks': broken when the executor broke (`broken` says how),
+/// else failed when a check failed, else expected to fail (with the first excuse), else warned, else passed.
+pub fn scenario_status(checks: &[CheckResult], broken: Option<&str>) -> (Status, Option<String>) {
+    if let Some(why) = broken {
+        (Status::Fail, Some(why.to_owned()))
+    } else if checks.iter().any(|result| result.status == Status::Fail) {
+        (Status::Fail, None)
+    } else if let Some(excused) = checks.iter().find(|result| result.status == Status::ExpectedFail) {
+        (Status::ExpectedFail, excused.reason.clone())
+    } else if checks.iter().any(|result| result.status == Status::Warn) {
+        (Status::Warn, None)
+    } else {
+        (Status::Pass, None)
     }
 }
 
@@ -374,7 +385,11 @@ pub fn verdict(scenarios: &[ScenarioResult], stale: &[Entry]) -> Verdict {
         return Verdict {
             exit_code: 1,
             reason: "check_failures",
-            message: format!("{} scenario(s) failed required checks: {}", failed.len(), failed.join("; ")),
+            message: format!(
+                "{} failed required checks: {}",
+                plural(failed.len(), "scenario", "scenarios"),
+                failed.join("; ")
+            ),
         };
     }
     if !stale.is_empty() {
@@ -392,7 +407,13 @@ pub fn verdict(scenarios: &[ScenarioResult], stale: &[Entry]) -> Verdict {
         return Verdict {
             exit_code: 1,
             reason: "stale_baseline",
-            message: format!("{} baseline entr(ies) no longer fail; remove them: {}", stale.len(), entries.join("; ")),
+            message: format!(
+                "{} no longer {}; remove {}: {}",
+                plural(stale.len(), "baseline entry", "baseline entries"),
+                if stale.len() == 1 { "fails" } else { "fail" },
+                if stale.len() == 1 { "it" } else { "them" },
+                entries.join("; ")
+            ),
         };
     }
     let count = |status: Status| scenarios.iter().filter(|scenario| scenario.status == status).count();
@@ -402,10 +423,15 @@ pub fn verdict(scenarios: &[ScenarioResult], stale: &[Entry]) -> Verdict {
         exit_code: 0,
         reason: "passed",
         message: format!(
-            "every required check passed in {} scenario(s) ({expected} failed as expected, {skipped} skipped{warned})",
-            scenarios.len()
+            "every required check passed in {} ({expected} failed as expected, {skipped} skipped{warned})",
+            plural(scenarios.len(), "scenario", "scenarios")
         ),
     }
+}
+
+/// `1 scenario`, `2 scenarios`: a count with its noun in the right number.
+pub fn plural(count: usize, one: &str, many: &str) -> String {
+    format!("{count} {}", if count == 1 { one } else { many })
 }
 
 /// Counts.

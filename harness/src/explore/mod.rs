@@ -74,7 +74,11 @@ pub struct Summary {
 
 /// Explores; `progress` is told after each case.
 pub fn explore(options: &Options, corpus: Arc<Corpus>, progress: impl Fn(u32)) -> Summary {
-    let checks: Vec<Check> = checks::all();
+    explore_checking(options, checks::all(), corpus, progress)
+}
+
+/// [`explore`], judging only `checks` after every step (`callproof explore --filter`).
+pub fn explore_checking(options: &Options, checks: Vec<Check>, corpus: Arc<Corpus>, progress: impl Fn(u32)) -> Summary {
     let explorer =
         Explorer { runner: Runner::new(options.subject.clone(), corpus.clone()).simulated(), corpus, checks };
     let mut summary = Summary { cases: 0, steps: 0, found: None };

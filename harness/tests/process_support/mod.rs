@@ -91,7 +91,12 @@ impl Ran {
 
 /// Runs `callproof` with `args` from the repository root.
 pub(crate) fn run_callproof(args: &[&str]) -> Ran {
-    let output = Command::new(callproof()).args(args).current_dir(repo()).output().expect("callproof runs");
+    run_callproof_in(&repo(), args)
+}
+
+/// Runs `callproof` with `args` from `folder`.
+pub(crate) fn run_callproof_in(folder: &Path, args: &[&str]) -> Ran {
+    let output = Command::new(callproof()).args(args).current_dir(folder).output().expect("callproof runs");
     Ran {
         code: output.status.code().unwrap_or(-1),
         stdout: String::from_utf8_lossy(&output.stdout).into_owned(),

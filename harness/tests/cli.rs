@@ -69,9 +69,9 @@ fn errors_after_parsing_name_their_command_and_only_conform_adds_the_json_line()
     assert!(!ran.stderr.contains('{'), "{}", ran.stderr);
     let ran = run_callproof(&["conform", "nope.toml", "--executor", "true"]);
     assert_eq!(ran.code, 2, "{}", ran.stderr);
-    assert!(ran.stderr.starts_with("callproof conform: nope.toml does not exist"), "{}", ran.stderr);
+    assert!(ran.stderr.starts_with("callproof conform: nope.toml: no such file or folder"), "{}", ran.stderr);
     assert_eq!(ran.reason()["reason"], "usage");
-    assert!(ran.reason()["message"].as_str().expect("message").contains("does not exist"));
+    assert!(ran.reason()["message"].as_str().expect("message").contains("no such file or folder"));
 }
 
 #[test]

@@ -7,7 +7,7 @@
 
 use crate::checks::{self, Level, Outcome, Verdict};
 use crate::corpus::Corpus;
-use crate::report::sequence::{self, Kind, Lane};
+use crate::report::sequence::{self, Kind, Lane, Tone};
 use crate::runner::Runner;
 use crate::scenario::Scenario;
 use crate::subject::{SubjectError, SubjectFactory};
@@ -128,7 +128,10 @@ pub fn mermaid(repro: &Repro) -> String {
     };
     for row in sequence::rows(&title(repro), &repro.transcript, &repro.marks) {
         let (from, to) = (letter(row.from), letter(row.to));
-        let text = escape(&row.text, row.limit);
+        let text = match row.kind {
+            Kind::Note(Tone::Failure { .. }) => format!("❌ {}", escape(&row.text, row.limit)),
+            _ => escape(&row.text, row.limit),
+        };
         let _ = match row.kind {
             Kind::Send => writeln!(out, "    {from}->>{to}: {text}"),
             Kind::Reply => writeln!(out, "    {from}-->>{to}: {text}"),

@@ -27,8 +27,8 @@ pub(crate) fn page(title: &str, body: &str) -> String {
     )
 }
 
-/// The `id` of a scenario's section: its id with every character outside `[a-z0-9-]` as `-`.
-pub(crate) fn slug(id: &str) -> String {
+/// The `id` of a scenario's section in the page: `s-` and its id, every character outside `[a-z0-9-]` as `-`.
+pub fn slug(id: &str) -> String {
     let slug: String =
         id.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c.to_ascii_lowercase() } else { '-' }).collect();
     format!("s-{slug}")
@@ -65,7 +65,7 @@ pub fn conform(report: &Report) -> String {
          {} judged · <span class=\"t\">{:.1}s</span>{}</p></header>",
         escape(&report.executor.subject),
         if report.passed() { "PASS" } else { "FAIL" },
-        escape(&report.verdict.message),
+        escape(headline(report)),
         report.profile.as_str(),
         plural(report.checks.len(), "check", "checks"),
         report.seconds,
@@ -73,12 +73,20 @@ pub fn conform(report: &Report) -> String {
     );
     body.push_str(&counts(report));
     body.push_str(&matrix(report));
-    body.push_str("<section id=\"scenarios\"><h2>Scenarios</h2>");
+    body.push_str("<section id=\"scenarios\"><h2>Scenarios</h2>\n");
     for scenario in &report.scenarios {
         body.push_str(&scenario_section(scenario));
     }
     body.push_str("</section>");
     page(&format!("callproof: {}", report.executor.subject), &body)
+}
+
+/// The verdict's message without the list of failed scenarios the table below shows anyway.
+fn headline(report: &Report) -> &str {
+    match report.verdict.reason {
+        "check_failures" => report.verdict.message.split(": ").next().unwrap_or(&report.verdict.message),
+        _ => &report.verdict.message,
+    }
 }
 
 fn counts(report: &Report) -> String {
@@ -91,6 +99,7 @@ fn counts(report: &Report) -> String {
         ("warn", summary.warn, "warn"),
         ("skip", summary.skip, "skip"),
     ] {
+        let class = if count == 0 { "zero" } else { class };
         let _ = write!(text, "<span class=\"badge {class}\">{count} {word}</span> ");
     }
     let _ = write!(text, "of {}</p>", plural(summary.scenarios, "scenario", "scenarios"));
@@ -138,12 +147,12 @@ fn matrix(report: &Report) -> String {
             };
             let _ = write!(text, "<td class=\"{class}\" title=\"{}\">{symbol}</td>", escape(&title));
         }
-        text.push_str("</tr>");
+        text.push_str("</tr>\n");
     }
     text.push_str(
-        "</tbody></table><p class=\"legend\"><span class=\"pass\">✓ pass</span> <span class=\"fail\">✗ fail</span> \
+        "</tbody></table>\n<p class=\"legend\"><span class=\"pass\">✓ pass</span> <span class=\"fail\">✗ fail</span> \
          <span class=\"xfail\">✗ expected failure</span> <span class=\"warn\">! warning</span> \
-         <span class=\"skip\">· nothing to judge or not run</span> (empty: not judged here)</p></section>",
+         <span class=\"skip\">· nothing to judge or not run</span> (empty: not judged here)</p></section>\n",
     );
     text
 }
@@ -185,7 +194,7 @@ fn scenario_section(scenario: &ScenarioResult) -> String {
         for (index, mark) in marks.iter().enumerate() {
             let _ = write!(
                 text,
-                "<li><a href=\"#{anchor}-{index}\">{} [{}]</a> {}</li>",
+                "<li><a href=\"#{anchor}-{index}\">{} [{}]</a> {}</li>\n",
                 mark.check,
                 mark.level,
                 escape(&mark.message)
@@ -200,14 +209,14 @@ fn scenario_section(scenario: &ScenarioResult) -> String {
     let json = serde_json::to_string_pretty(scenario).unwrap_or_default();
     let _ =
         write!(text, "<details class=\"json\"><summary>JSON evidence</summary><pre>{}</pre></details>", escape(&json));
-    text.push_str("</details>");
+    text.push_str("</details>\n");
     text
 }
 
 /// A run's diagram and its ledger.
 fn timeline_block(title: &str, transcript: &Transcript, marks: &[Mark], anchor: &str) -> String {
     let rows = sequence::rows(title, transcript, marks);
-    let mut text = format!("<div class=\"diagram\">{}</div>", svg::diagram(&rows, anchor, title));
+    let mut text = format!("<div class=\"diagram\">\n{}\n</div>\n", svg::diagram(&rows, anchor, title));
     text.push_str("<h4>Ledger</h4>");
     if transcript.ledger.is_empty() {
         text.push_str("<p class=\"ledger-empty\">nothing committed</p>");
@@ -220,7 +229,7 @@ fn timeline_block(title: &str, transcript: &Transcript, marks: &[Mark], anchor: 
     for (index, effect) in transcript.ledger.iter().enumerate() {
         let _ = write!(
             text,
-            "<tr><td>{index}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>#{}</td></tr>",
+            "<tr><td>{index}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>#{}</td></tr>\n",
             effect.kind.name(),
             escape(&effect.effect_id),
             escape(&effect.target),
@@ -259,7 +268,7 @@ pub fn repro(repro: &Repro) -> String {
         for (index, mark) in repro.marks.iter().enumerate() {
             let _ = write!(
                 body,
-                "<li><a href=\"#{anchor}-{index}\">{} [{}]</a> {}</li>",
+                "<li><a href=\"#{anchor}-{index}\">{} [{}]</a> {}</li>\n",
                 mark.check,
                 mark.level,
                 escape(&mark.message)

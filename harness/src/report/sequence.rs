@@ -47,7 +47,8 @@ pub enum Tone {
     Killed,
     /// The ledger at the end.
     Ledger,
-    /// A failed check (`index`: its place among the run's marks, for anchors).
+    /// A failed check (`index`: its place among the run's marks, for anchors); its text names the check and
+    /// says what is wrong, and each renderer marks it its own way (Mermaid `❌`, the SVG `✗`).
     Failure {
         /// The check id.
         check: String,
@@ -117,7 +118,7 @@ pub fn rows(title: &str, transcript: &Transcript, marks: &[Mark]) -> Vec<Row> {
 
 fn failure(index: usize, mark: &Mark, to: Lane) -> Row {
     let tone = Tone::Failure { check: mark.check.to_string(), level: mark.level, index };
-    Row::note(tone, Lane::Model, to, format!("❌ {} [{}]: {}", mark.check, mark.level, mark.message), 200)
+    Row::note(tone, Lane::Model, to, format!("{} [{}]: {}", mark.check, mark.level, mark.message), 198)
 }
 
 /// One step: the model's call, the executor's requests, the answers and the failed checks.

@@ -94,6 +94,7 @@ pub fn diagram(rows: &[Row], anchor: &str, label: &str) -> String {
         r#"<svg class="sequence" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {height}" width="{WIDTH}" height="{height}" role="img" aria-label="{}" font-family="ui-monospace, SFMono-Regular, Menlo, Consolas, monospace" font-size="12">"#,
         escape(label)
     );
+    out.push('\n');
     for (lane, name) in [(Lane::Model, "Model"), (Lane::Executor, "Executor"), (Lane::Downstream, "Downstream")] {
         let x = x(lane);
         let _ = write!(
@@ -101,6 +102,7 @@ pub fn diagram(rows: &[Row], anchor: &str, label: &str) -> String {
             r##"<line x1="{x}" y1="{TOP}" x2="{x}" y2="{height}" stroke="#9e9e9e" stroke-dasharray="4 4"/><rect x="{}" y="8" width="150" height="30" rx="4" fill="#eceff1" stroke="#607d8b"/><text x="{x}" y="28" text-anchor="middle" font-weight="bold" font-family="system-ui, sans-serif" font-size="13">{name}</text>"##,
             x - 75
         );
+        out.push('\n');
     }
     out.push_str(&body);
     out.push_str("</svg>");
@@ -137,13 +139,18 @@ fn arrow(out: &mut String, row: &Row, kind: &Kind, y: usize) -> usize {
         out,
         r#"<line x1="{x1}" y1="{base}" x2="{x2}" y2="{base}" stroke="{colour}" stroke-width="1.5"{dash} marker-end="{marker}"/></g>"#
     );
+    out.push('\n');
     base + 12
 }
 
 /// A note over its lanes; a failed check gets its anchor id. Returns the y of the next row.
 fn note(out: &mut String, row: &Row, tone: &Tone, y: usize, anchor: &str) -> usize {
     let (left, right) = (x(row.from) - 100, x(row.to) + 100);
-    let lines = wrap(&row.text, right - left - 16);
+    let text = match tone {
+        Tone::Failure { .. } => format!("✗ {}", row.text),
+        _ => row.text.clone(),
+    };
+    let lines = wrap(&text, right - left - 16);
     let height = LINE * lines.len() + 8;
     let (fill, stroke, class, id) = match tone {
         Tone::Title => ("#f5f5f5", "#bdbdbd", "title".to_owned(), String::new()),
@@ -166,7 +173,7 @@ fn note(out: &mut String, row: &Row, tone: &Tone, y: usize, anchor: &str) -> usi
         let weight = if class == "failed-check" { r#" font-weight="bold""# } else { "" };
         let _ = write!(out, r#"<text x="{}" y="{}"{weight}>{}</text>"#, left + 8, y + 15 + LINE * index, escape(line));
     }
-    out.push_str("</g>");
+    out.push_str("</g>\n");
     y + height + 8
 }
 

@@ -9,6 +9,7 @@ use super::Error;
 use super::output;
 use super::reports::{self, Reports};
 use super::select::Selection;
+use callproof_harness::conform;
 use callproof_harness::corpus::Corpus;
 use callproof_harness::process::ProcessFactory;
 use std::process::ExitCode;
@@ -33,14 +34,14 @@ pub(crate) struct Args {
     /// The reports.
     #[command(flatten)]
     reports: Reports,
-    /// Scenarios run at once, each with its own executor process and downstream (default: 4 per core).
+    /// Scenarios run at once, each with its own executor process and downstream (default: two per core).
     #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
     jobs: Option<u16>,
 }
 
 /// Runs the suite against the executor process and reports.
 pub(crate) fn run(args: Args) -> Result<ExitCode, Error> {
-    let options = args.selection.options(args.jobs.map_or(0, usize::from))?;
+    let options = args.selection.options(args.jobs.map_or_else(conform::default_process_jobs, usize::from))?;
     let factory = ProcessFactory::new(&args.executor)?;
     let scenarios = args.selection.scenarios()?;
     let prepared = args.reports.prepare()?;

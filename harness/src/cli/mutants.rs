@@ -33,7 +33,8 @@ pub(crate) struct Args {
     /// Run only the k-th of n slices of the mutants (in table order; the reference always runs).
     #[arg(long, value_name = "k/n")]
     partition: Option<Partition>,
-    /// Mutants run at once, each with its own worlds (default: one per core).
+    /// Executors (the reference and the mutants) run at once, each scenario with its own world (default: four
+    /// per core); at most 32 scenarios are in flight in all, so timing scenarios keep their bounds.
     #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
     jobs: Option<u16>,
     /// How the report is printed on stdout.

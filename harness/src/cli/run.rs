@@ -33,7 +33,7 @@ pub(crate) struct Args {
     /// The reports.
     #[command(flatten)]
     reports: Reports,
-    /// Scenarios run at once, each with its own downstream (default: 4 per core).
+    /// Scenarios run at once, each with its own downstream (default: four per core).
     #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
     jobs: Option<u16>,
     /// Print the evidence of every failed check, warnings and expected failures included, not only of failures.

@@ -25,6 +25,16 @@ fn caught_list(row: &MutantRow) -> String {
     checks.join(", ")
 }
 
+/// `check (scenario, ...)` for each check the reference failed.
+fn reference_failures(report: &MutationReport) -> String {
+    let failed: Vec<String> = report
+        .reference_failures
+        .iter()
+        .map(|(check, scenarios)| format!("{check} ({})", scenarios.join(", ")))
+        .collect();
+    failed.join("; ")
+}
+
 /// The table as text.
 pub fn text(report: &MutationReport) -> String {
     let mut text = String::new();
@@ -49,7 +59,7 @@ pub fn text(report: &MutationReport) -> String {
     if report.reference_failures.is_empty() {
         let _ = writeln!(text, "reference executor: no check failed");
     } else {
-        let _ = writeln!(text, "reference executor FAILED: {}", report.reference_failures.join(", "));
+        let _ = writeln!(text, "reference executor FAILED: {}", reference_failures(report));
     }
     text
 }
@@ -66,7 +76,7 @@ pub fn junit(report: &MutationReport) -> Result<String, Error> {
     let mut case = TestCase::new("no check fails", TestCaseStatus::success());
     if !report.reference_failures.is_empty() {
         let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
-        status.set_message(format!("the reference executor failed: {}", report.reference_failures.join(", ")));
+        status.set_message(format!("the reference executor failed: {}", reference_failures(report)));
         case = TestCase::new("no check fails", status);
     }
     case.set_classname("reference");
@@ -96,8 +106,8 @@ pub fn junit(report: &MutationReport) -> Result<String, Error> {
 /// GitHub annotations: one error per check the reference failed and per check a mutant slipped past.
 pub fn annotations(report: &MutationReport) -> String {
     let mut out = String::new();
-    for check in &report.reference_failures {
-        let message = format!("the reference executor failed `{check}`");
+    for (check, scenarios) in &report.reference_failures {
+        let message = format!("the reference executor failed `{check}` in {}", scenarios.join(", "));
         let _ = writeln!(out, "::error title=reference executor::{}", github::escape_data(&message));
     }
     for row in report.rows.iter().filter(|row| !row.missed.is_empty()) {

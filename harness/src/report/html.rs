@@ -192,9 +192,9 @@ fn scenario_section(scenario: &ScenarioResult) -> String {
     if !marks.is_empty() {
         text.push_str("<ul class=\"violations\">");
         for (index, mark) in marks.iter().enumerate() {
-            let _ = write!(
+            let _ = writeln!(
                 text,
-                "<li><a href=\"#{anchor}-{index}\">{} [{}]</a> {}</li>\n",
+                "<li><a href=\"#{anchor}-{index}\">{} [{}]</a> {}</li>",
                 mark.check,
                 mark.level,
                 escape(&mark.message)
@@ -227,9 +227,9 @@ fn timeline_block(title: &str, transcript: &Transcript, marks: &[Mark], anchor: 
          <th>amount</th><th>request</th></tr></thead><tbody>",
     );
     for (index, effect) in transcript.ledger.iter().enumerate() {
-        let _ = write!(
+        let _ = writeln!(
             text,
-            "<tr><td>{index}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>#{}</td></tr>\n",
+            "<tr><td>{index}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>#{}</td></tr>",
             effect.kind.name(),
             escape(&effect.effect_id),
             escape(&effect.target),
@@ -266,9 +266,9 @@ pub fn repro(repro: &Repro) -> String {
     if !repro.marks.is_empty() {
         body.push_str("<ul class=\"violations\">");
         for (index, mark) in repro.marks.iter().enumerate() {
-            let _ = write!(
+            let _ = writeln!(
                 body,
-                "<li><a href=\"#{anchor}-{index}\">{} [{}]</a> {}</li>\n",
+                "<li><a href=\"#{anchor}-{index}\">{} [{}]</a> {}</li>",
                 mark.check,
                 mark.level,
                 escape(&mark.message)

@@ -53,16 +53,21 @@ pub struct Pair<'a> {
     pub check: &'a Check,
 }
 
-/// The tags of a scenario: each folder of its id (`idempotency/crash_after_commit` → `idempotency`).
+/// The tags of a scenario: each folder of its id (`idempotency/crash_after_commit` → `idempotency`), then the
+/// tags its file declares, each once.
 pub fn tags(scenario: &Scenario) -> Vec<String> {
-    tags_of(&scenario.name)
-}
-
-/// The tags of the scenario with this id: each folder of it.
-pub fn tags_of(id: &str) -> Vec<String> {
-    let mut folders: Vec<&str> = id.split('/').collect();
-    folders.pop();
-    folders.into_iter().map(str::to_owned).collect()
+    let mut tags: Vec<String> = scenario
+        .name
+        .split('/')
+        .collect::<Vec<_>>()
+        .split_last()
+        .map_or_else(Vec::new, |(_, folders)| folders.iter().map(|folder| (*folder).to_owned()).collect());
+    for tag in &scenario.tags {
+        if !tags.contains(tag) {
+            tags.push(tag.clone());
+        }
+    }
+    tags
 }
 
 impl Filter {

@@ -119,14 +119,15 @@ impl MutationReport {
 }
 
 /// Every check that failed anywhere in a suite report where `filter` selects it, with the scenarios.
-pub fn failed_checks(report: &SuiteReport, filter: &Filter) -> Vec<(String, Vec<String>)> {
+/// `scenarios` are the report's, in its order.
+pub fn failed_checks(report: &SuiteReport, scenarios: &[Scenario], filter: &Filter) -> Vec<(String, Vec<String>)> {
     let mut failed: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let all = crate::checks::all();
-    for scenario in &report.scenarios {
+    for (scenario, own) in report.scenarios.iter().zip(scenarios) {
         if let Some(error) = &scenario.error {
             failed.entry("could-not-run".to_owned()).or_default().push(format!("{}: {error}", scenario.name));
         }
-        let tags = crate::filter::tags_of(&scenario.name);
+        let tags = crate::filter::tags(own);
         for verdict in &scenario.verdicts {
             let Some(check) = all.iter().find(|check| check.id == verdict.check) else { continue };
             let chosen = filter.selects(Pair { scenario: Some((&scenario.name, &tags)), check });
@@ -246,7 +247,7 @@ impl Run<'_> {
         let begun = Instant::now();
         let report = self.suite(&suite).await;
         let seconds = begun.elapsed().as_secs_f64();
-        let failed = failed_checks(&report, self.filter);
+        let failed = failed_checks(&report, self.scenarios, self.filter);
         match mutant {
             None => Finish { row: None, failed, seconds },
             Some(mutant) => {

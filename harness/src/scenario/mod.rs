@@ -31,6 +31,10 @@ pub struct Draft<S = Step> {
     /// Where the behaviour comes from (e.g. `seed §10 case 4`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seed_ref: Option<String>,
+    /// Labels for `--filter tag:NAME` (words: letters, digits, `-`, `_`); the folders a scenario is in are
+    /// its tags too.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<String>,
     /// The downstream's behaviour.
     #[serde(default, skip_serializing_if = "DownstreamSetup::is_default")]
     pub downstream: DownstreamSetup,
@@ -53,6 +57,7 @@ impl<S> Default for Draft<S> {
         Draft {
             description: String::new(),
             seed_ref: None,
+            tags: Vec::new(),
             downstream: DownstreamSetup::default(),
             fixtures: Fixtures::default(),
             auth: BTreeMap::new(),
@@ -64,8 +69,8 @@ impl<S> Default for Draft<S> {
 
 impl<S> Draft<S> {
     fn with_steps<T>(self, steps: Vec<T>) -> Draft<T> {
-        let Draft { description, seed_ref, downstream, fixtures, auth, expect_ledger, steps: _ } = self;
-        Draft { description, seed_ref, downstream, fixtures, auth, steps, expect_ledger }
+        let Draft { description, seed_ref, tags, downstream, fixtures, auth, expect_ledger, steps: _ } = self;
+        Draft { description, seed_ref, tags, downstream, fixtures, auth, steps, expect_ledger }
     }
 }
 

@@ -48,6 +48,11 @@ pub(super) fn validate(draft: &Draft) -> Result<(), Invalid> {
     if draft.steps.is_empty() {
         return Err(Invalid { step: None, message: "a scenario needs at least one [[step]]".to_owned() });
     }
+    let word = |tag: &String| !tag.is_empty() && tag.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    if let Some(tag) = draft.tags.iter().find(|tag| !word(tag)) {
+        let message = format!("tag `{tag}` is not a word (letters, digits, `-` and `_`), so no filter could name it");
+        return Err(Invalid { step: None, message });
+    }
     let mut ids: Vec<&str> = Vec::new();
     for (index, step) in draft.steps.iter().enumerate() {
         check_step(draft, step, &ids).map_err(|message| Invalid { step: Some(index), message })?;

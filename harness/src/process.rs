@@ -159,7 +159,7 @@ impl ProcessFactory {
 #[async_trait]
 impl SubjectFactory for ProcessFactory {
     fn name(&self) -> String {
-        self.argv.join(" ")
+        shell::join(&self.argv)
     }
 
     async fn start(&self, downstream_url: &str) -> Result<Arc<dyn Subject>, SubjectError> {
@@ -268,6 +268,19 @@ struct Instance {
     reader: tokio::task::JoinHandle<()>,
 }
 
+/// Why `program` did not start; when it names a file of the current folder but has no `/`, the operating
+/// system looked it up on `PATH` instead, so say how to run the file.
+fn spawn_error(program: &str, error: &std::io::Error) -> String {
+    let local = !program.contains('/') && std::path::Path::new(program).is_file();
+    if error.kind() == std::io::ErrorKind::NotFound && local {
+        format!(
+            "{error}; `{program}` is a file here, but a command without a `/` is looked up on PATH: write `./{program}`"
+        )
+    } else {
+        error.to_string()
+    }
+}
+
 impl Instance {
     /// Starts the process, sends `hello` and waits for the capabilities.
     async fn spawn(
@@ -275,7 +288,7 @@ impl Instance {
         options: &ProcessOptions,
         hello: &Hello,
     ) -> Result<(Instance, Capabilities), SubjectError> {
-        let command = argv.join(" ");
+        let command = shell::join(argv);
         let spawn_failed = |why: String| SubjectError::Spawn { command: command.clone(), why };
         let (program, arguments) = argv.split_first().ok_or_else(|| spawn_failed("the command is empty".into()))?;
         let mut child = Command::new(program)
@@ -286,7 +299,7 @@ impl Instance {
             .stderr(Stdio::piped())
             .kill_on_drop(true)
             .spawn()
-            .map_err(|error| spawn_failed(error.to_string()))?;
+            .map_err(|error| spawn_failed(spawn_error(program, &error)))?;
         let (Some(mut stdin), Some(stdout), Some(stderr_pipe)) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take())
         else {

@@ -75,9 +75,46 @@ pub fn split(command: &str) -> Result<Vec<String>, Error> {
     Ok(words)
 }
 
+/// `words` as one command line that [`split`] reads back as the same words: a word with anything but letters,
+/// digits and `-_./:=,+@%` is single-quoted (a `'` inside written `'\''`), an empty word is `''`. What error
+/// messages echo, so `python3 -c 'import time; time.sleep(60)'` shows as given, not with its quotes lost.
+pub fn join(words: &[String]) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "-_./:=,+@%".contains(c);
+    let quoted: Vec<String> = words
+        .iter()
+        .map(|word| {
+            if !word.is_empty() && word.chars().all(plain) {
+                word.clone()
+            } else {
+                format!("'{}'", word.replace('\'', r"'\''"))
+            }
+        })
+        .collect();
+    quoted.join(" ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn joined_words_split_back_into_the_same_words_and_plain_ones_stay_unquoted() {
+        let words: Vec<String> = ["python3", "-c", "import time; time.sleep(60)", "", "it's", "a\\b"]
+            .iter()
+            .map(|word| (*word).to_owned())
+            .collect();
+        let line = join(&words);
+        assert_eq!(line, r#"python3 -c 'import time; time.sleep(60)' '' 'it'\''s' 'a\b'"#);
+        assert_eq!(split(&line).expect("splits"), words);
+        assert_eq!(join(&["target/debug/x".to_owned(), "--store=memory".to_owned()]), "target/debug/x --store=memory");
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_words_survive_join_then_split(words in proptest::collection::vec(".{0,12}", 1..6)) {
+            proptest::prop_assert_eq!(split(&join(&words)).expect("a joined line splits"), words);
+        }
+    }
 
     #[test]
     fn commands_split_like_a_shell_without_expansions() {

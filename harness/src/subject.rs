@@ -56,7 +56,7 @@ pub enum SubjectError {
     /// The executor process could not be started at all (no such program, no permission).
     #[error("cannot start the executor `{command}`: {why}")]
     Spawn {
-        /// The command, as words joined by spaces.
+        /// The command, its words quoted where they need it ([`crate::shell::join`]).
         command: String,
         /// The operating system's reason.
         why: String,

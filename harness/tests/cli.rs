@@ -174,3 +174,13 @@ fn the_output_the_readme_quotes_is_the_output_callproof_run_prints() {
         .collect();
     assert_eq!(quoted("cargo run -p callproof-harness -- run     #"), expected, "README's quick start output");
 }
+
+#[test]
+fn an_executor_command_is_echoed_as_given_and_a_file_here_named_without_a_slash_gets_a_hint() {
+    let ran = run_callproof(&["conform", "auth/missing_scope", "--executor", "sh -c 'echo nope; exit 3'"]);
+    assert_eq!(ran.code, 3, "{}", ran.stderr);
+    assert!(ran.stderr.contains("`sh -c 'echo nope; exit 3'`"), "the quotes are kept: {}", ran.stderr);
+    let ran = run_callproof(&["conform", "auth/missing_scope", "--executor", "README.md"]);
+    assert_eq!(ran.code, 3, "{}", ran.stderr);
+    assert!(ran.stderr.contains("write `./README.md`"), "{}", ran.stderr);
+}

@@ -91,3 +91,30 @@ fn an_unknown_scenario_or_format_is_a_usage_error() {
     assert_eq!(run_callproof(&["repro", STORY, "--format", "svg"]).code, 2);
     assert_eq!(run_callproof(&["repro", STORY, "--subject", "mutant:nope"]).code, 2);
 }
+
+#[test]
+fn the_json_repro_fits_docs_repro_schema_for_failures_crashes_the_corpus_and_processes() {
+    let text = std::fs::read_to_string(repo().join("docs/repro.schema.json")).expect("read the schema");
+    let schema: serde_json::Value = serde_json::from_str(&text).expect("docs/repro.schema.json is JSON");
+    let validator = jsonschema::draft202012::options().build(&schema).expect("a valid schema");
+    let executor = reference_command("--store memory --mutant unknown-reexecuted");
+    let runs: [&[&str]; 4] = [
+        &["repro", STORY, "--subject", "mutant:unknown-reexecuted", "--format", "json"],
+        &["repro", "idempotency/crash_after_commit", "--format", "json"],
+        &["repro", "decode/malformed_corpus", "--format", "json"],
+        &["repro", STORY, "--executor", &executor, "--format", "json"],
+    ];
+    for args in runs {
+        let ran = run_callproof(args);
+        assert!(ran.code <= 1, "{args:?}: {}", ran.stderr);
+        let repro: serde_json::Value = serde_json::from_str(&ran.stdout).expect("JSON");
+        let errors: Vec<String> =
+            validator.iter_errors(&repro).map(|error| format!("{}: {error}", error.instance_path().as_str())).collect();
+        assert!(errors.is_empty(), "{args:?} breaks docs/repro.schema.json:\n{}", errors.join("\n"));
+    }
+    let crash = run_callproof(&["repro", "idempotency/crash_after_commit", "--format", "json"]);
+    let crash: serde_json::Value = serde_json::from_str(&crash.stdout).expect("JSON");
+    let answers: Vec<&serde_json::Value> =
+        crash["transcript"]["calls"].as_array().expect("calls").iter().map(|call| &call["answer"]).collect();
+    assert!(answers.iter().any(|answer| *answer == "killed"), "a crash scenario has a killed answer: {answers:?}");
+}

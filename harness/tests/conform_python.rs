@@ -37,4 +37,16 @@ fn the_python_example_passes_every_must_check() {
         let status = scenario["status"].as_str().expect("status");
         assert!(expected.split('|').any(|want| want == status), "{}: {status}\n{scenario:#}", scenario["id"]);
     }
+    // docs/conform.md shows this run's summary as its JSON example: it must be this run's (a crash that lost
+    // nothing passes instead of failing as expected, so those two counts are compared as a sum).
+    let docs = std::fs::read_to_string(process_support::repo().join("docs/conform.md")).expect("docs/conform.md");
+    let line = docs.lines().find(|line| line.trim_start().starts_with("\"summary\": {")).expect("an example summary");
+    let example: serde_json::Value =
+        serde_json::from_str(line.trim().trim_start_matches("\"summary\": ").trim_end_matches(',')).expect("JSON");
+    let summary = &report["summary"];
+    let count = |value: &serde_json::Value, key: &str| value[key].as_u64().unwrap_or_else(|| panic!("{key}: {value}"));
+    assert_eq!(count(&example, "scenarios"), count(summary, "scenarios"), "docs/conform.md: {line}");
+    assert_eq!(count(&example, "skip"), count(summary, "skip"), "docs/conform.md: {line}");
+    let done = |value: &serde_json::Value| count(value, "pass") + count(value, "expected_fail");
+    assert_eq!(done(&example), done(summary), "docs/conform.md: {line}\nthis run: {summary}");
 }

@@ -184,3 +184,21 @@ fn an_executor_command_is_echoed_as_given_and_a_file_here_named_without_a_slash_
     assert_eq!(ran.code, 3, "{}", ran.stderr);
     assert!(ran.stderr.contains("write `./README.md`"), "{}", ran.stderr);
 }
+
+#[test]
+fn the_explore_run_the_readme_quotes_is_what_explore_prints_from_a_fresh_folder() {
+    let readme = std::fs::read_to_string(repo().join("README.md")).expect("README.md");
+    let block = readme.split("cargo run -p callproof-harness -- explore").nth(1).expect("the explore command");
+    let quoted = block.split("```text\n").nth(1).expect("a text block").split("```").next().expect("closed");
+    let dir = process_support::TempDir::new();
+    let args = ["explore", "--subject", "mutant:check-then-act", "--seed", "7", "--cases", "200"];
+    let ran = process_support::run_callproof_in(&dir.path, &args);
+    assert_eq!(ran.code, 1, "{}", ran.stderr);
+    for line in quoted.lines().filter(|line| *line != "...") {
+        // The rate depends on the machine: compare what was run, not how fast.
+        let line = line.split(" in ").next().filter(|_| line.contains("schedules/s")).unwrap_or(line);
+        assert!(ran.stdout.contains(line), "README quotes a line explore does not print:\n{line}\n\n{}", ran.stdout);
+    }
+    let written = ran.stdout.lines().find_map(|line| line.strip_prefix("wrote ")).expect("a file written");
+    assert!(dir.path.join(written).is_file(), "written below the folder explore ran in: {written}");
+}

@@ -7,14 +7,13 @@
 
 use super::Error;
 use super::output;
-use super::reports::{Format, Output, progress_bar};
+use super::reports::{Format, Formats, progress_bar};
 use super::select::Scenarios;
 use callproof_executor::mutants::Mutant;
 use callproof_harness::conform::Partition;
 use callproof_harness::corpus::Corpus;
 use callproof_harness::mutation::{self, Finished};
 use callproof_harness::report::mutants as report;
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// What `--help` says about exit codes.
@@ -37,24 +36,17 @@ pub(crate) struct Args {
     /// per core); at most 32 scenarios are in flight in all, so timing scenarios keep their bounds.
     #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
     jobs: Option<u16>,
-    /// How the report is printed on stdout.
-    #[arg(long, value_enum, default_value_t = Format::Human)]
-    format: Format,
-    /// Also write the report as JUnit XML to FILE (its folder is created).
-    #[arg(long, value_name = "FILE")]
-    junit: Option<PathBuf>,
-    /// Also write a self-contained HTML report to FILE: the table, and per mutant the timeline of a scenario
-    /// that caught it.
-    #[arg(long, value_name = "FILE")]
-    html: Option<PathBuf>,
+    /// Format and report files (the HTML page: the table, and per mutant the timeline of a scenario that
+    /// caught it).
+    #[command(flatten)]
+    formats: Formats,
 }
 
 /// Runs the suite against the reference and the mutants, and prints the report.
 pub(crate) fn run(args: Args) -> Result<ExitCode, Error> {
     let filter = args.scenarios.filter()?;
     let scenarios = args.scenarios.load()?;
-    let junit = args.junit.as_deref().map(|path| Output::open(path, "the JUnit report")).transpose()?;
-    let html = args.html.as_deref().map(|path| Output::open(path, "the HTML report")).transpose()?;
+    let (junit, html) = args.formats.open()?;
     let options = mutation::Options {
         jobs: args.jobs.map_or(0, usize::from),
         mutants: args.mutants,
@@ -87,7 +79,7 @@ pub(crate) fn run(args: Args) -> Result<ExitCode, Error> {
     if let Some(file) = html {
         file.write(&report::html(&report))?;
     }
-    match args.format {
+    match args.formats.format {
         Format::Human => output::print(&report::text(&report)),
         Format::Github => output::print(&(report::text(&report) + &report::annotations(&report))),
         Format::Junit => output::print(&report::junit(&report)?),

@@ -34,19 +34,36 @@ pub(crate) enum Format {
     Github,
 }
 
-/// The report options `run` and `conform` share.
+/// The report options of every command that runs many things (`run`, `conform`, `mutants`).
 #[derive(clap::Args, Debug, Clone)]
-pub(crate) struct Reports {
+pub(crate) struct Formats {
     /// How the report is printed on stdout.
     #[arg(long, value_enum, default_value_t = Format::Human)]
-    format: Format,
+    pub(crate) format: Format,
     /// Also write the report as JUnit XML to FILE (its folder is created).
     #[arg(long, value_name = "FILE")]
     junit: Option<PathBuf>,
-    /// Also write a self-contained HTML report to FILE: a scenario × check table and each scenario's
-    /// timeline as a sequence diagram, failed checks marked where they failed.
+    /// Also write a self-contained HTML report to FILE: a summary table, and timelines drawn as sequence
+    /// diagrams with each failed check marked where it failed.
     #[arg(long, value_name = "FILE")]
     html: Option<PathBuf>,
+}
+
+impl Formats {
+    /// Opens the JUnit and HTML files the options name; call before running anything.
+    pub(crate) fn open(&self) -> Result<(Option<Output>, Option<Output>), Error> {
+        let junit = self.junit.as_deref().map(|path| Output::open(path, "the JUnit report")).transpose()?;
+        let html = self.html.as_deref().map(|path| Output::open(path, "the HTML report")).transpose()?;
+        Ok((junit, html))
+    }
+}
+
+/// The report options `run` and `conform` share.
+#[derive(clap::Args, Debug, Clone)]
+pub(crate) struct Reports {
+    /// Format and report files.
+    #[command(flatten)]
+    formats: Formats,
     /// Accept today's failures: write each failed check as a baseline line to FILE, and judge the run with
     /// that baseline (it passes unless the executor broke). Use FILE with --baseline from then on.
     #[arg(long, value_name = "FILE")]
@@ -94,15 +111,9 @@ pub(crate) struct Prepared {
 impl Reports {
     /// Opens every file the options name; call before running anything.
     pub(crate) fn prepare(&self) -> Result<Prepared, Error> {
-        let open =
-            |path: &Option<PathBuf>, what: &str| path.as_deref().map(|path| Output::open(path, what)).transpose();
-        Ok(Prepared {
-            format: self.format,
-            verbose: false,
-            junit: open(&self.junit, "the JUnit report")?,
-            html: open(&self.html, "the HTML report")?,
-            baseline: open(&self.write_baseline, "the baseline")?,
-        })
+        let (junit, html) = self.formats.open()?;
+        let baseline = self.write_baseline.as_deref().map(|path| Output::open(path, "the baseline")).transpose()?;
+        Ok(Prepared { format: self.formats.format, verbose: false, junit, html, baseline })
     }
 }
 

@@ -195,8 +195,10 @@ fn the_explore_run_the_readme_quotes_is_what_explore_prints_from_a_fresh_folder(
     let ran = process_support::run_callproof_in(&dir.path, &args);
     assert_eq!(ran.code, 1, "{}", ran.stderr);
     for line in quoted.lines().filter(|line| *line != "...") {
-        // The rate depends on the machine: compare what was run, not how fast.
+        // The rate depends on the machine: compare what was run, not how fast. Whether a burst races the same
+        // way over loopback depends on its timing too (a burst of 2 without a hold): compare that it was tried.
         let line = line.split(" in ").next().filter(|_| line.contains("schedules/s")).unwrap_or(line);
+        let line = line.split(" fails the same check").next().unwrap_or(line);
         assert!(ran.stdout.contains(line), "README quotes a line explore does not print:\n{line}\n\n{}", ran.stdout);
     }
     let written = ran.stdout.lines().find_map(|line| line.strip_prefix("wrote ")).expect("a file written");

@@ -197,3 +197,20 @@ fn an_installed_callproof_runs_the_shipped_scenarios_from_any_folder() {
         .collect();
     assert_eq!(ids, ["custom/my_story"]);
 }
+
+#[test]
+fn a_failing_scenario_prints_each_evidence_line_once_however_many_checks_it_fails() {
+    let ran = run_callproof(&["run", "--subject", "mutant:check-then-act", "idempotency/burst_of_identical_calls"]);
+    assert_eq!(ran.code, 1, "{}", ran.stderr);
+    let details: Vec<&str> = ran.stdout.lines().take_while(|line| !line.starts_with("checks against")).collect();
+    let evidence: Vec<&str> = details.iter().copied().filter(|line| line.starts_with("          ")).collect();
+    assert!(evidence.len() >= 16, "the burst's calls and requests: {}", ran.stdout);
+    let mut seen = std::collections::BTreeSet::new();
+    for line in &evidence {
+        assert!(seen.insert(*line), "printed twice: {line}\n{}", ran.stdout);
+    }
+    assert!(details.len() < 60, "one burst prints {} lines (210 when evidence was repeated per check)", details.len());
+    let repeated =
+        details.iter().filter(|line| line.contains("a duplicate in a burst answered a different result")).count();
+    assert_eq!(repeated, 1, "a message repeated by one check is printed once, counted: {}", ran.stdout);
+}

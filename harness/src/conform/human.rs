@@ -230,3 +230,57 @@ pub fn footer(report: &Report) -> String {
     let _ = writeln!(text, "{}: {}", if report.passed() { "PASS" } else { "FAIL" }, report.verdict.message);
     text
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::conform::report::CheckResult;
+
+    fn check(id: &str, status: Status) -> CheckResult {
+        CheckResult {
+            id: id.to_owned(),
+            level: "MUST",
+            rule: "",
+            seed_ref: "",
+            status,
+            reason: None,
+            violations: Vec::new(),
+        }
+    }
+
+    fn scenario(status: Status, checks: Vec<CheckResult>) -> ScenarioResult {
+        ScenarioResult {
+            id: "a/b".to_owned(),
+            path: "scenarios/a/b.toml".to_owned(),
+            description: String::new(),
+            seed_ref: None,
+            status,
+            reason: None,
+            protocol_break: false,
+            seconds: 0.25,
+            checks,
+            transcript: None,
+        }
+    }
+
+    #[test]
+    fn a_failed_scenario_names_only_its_failed_checks_not_the_excused_ones() {
+        let checks = vec![
+            check("single-effect", Status::ExpectedFail),
+            check("same-key", Status::Fail),
+            check("tenant-isolation", Status::Pass),
+        ];
+        let line = scenario_line(&scenario(Status::Fail, checks));
+        assert!(line.starts_with("FAIL  a/b") && line.ends_with("0.25s  same-key"), "{line}");
+        let excused =
+            scenario_line(&scenario(Status::ExpectedFail, vec![check("single-effect", Status::ExpectedFail)]));
+        assert!(excused.ends_with("single-effect"), "{excused}");
+        assert!(scenario_line(&scenario(Status::Pass, vec![check("same-key", Status::Pass)])).ends_with("0.25s"));
+    }
+
+    #[test]
+    fn the_progress_line_counts_after_the_status() {
+        let line = progress_line(&scenario(Status::Pass, Vec::new()), 7, 61);
+        assert!(line.starts_with("PASS  [ 7/61] a/b "), "{line}");
+    }
+}

@@ -53,10 +53,11 @@ pub const MEANT_TO_TRIP: [(&str, &[&str]); 25] = [
     ("follows-output-instructions", &["injected-text-inert"]),
 ];
 
-/// Scenarios in flight at once across every executor of a run. They mostly wait on the downstream's timers,
-/// but all share one runtime: far more than this and the timing scenarios (deadlines, slow commits) start to
-/// miss their bounds on a loaded 2-core machine (measured: 128 in flight failed the reference, 64 did not).
-pub const SCENARIO_SLOTS: usize = 32;
+/// Scenarios in flight at once, per core, across every executor of a run. They mostly wait on the downstream's
+/// timers, but all share one runtime, and the scenarios with short budgets (300 ms) need it to answer on time:
+/// on a 2-core machine under load 8, 32 in flight failed `expectations` in two to three timing scenarios on
+/// every try, 16 in none of six.
+pub const SCENARIO_SLOTS_PER_CORE: usize = 8;
 
 /// The checks `mutant` is meant to trip.
 pub fn meant_to_trip(mutant: &str) -> &'static [&'static str] {
@@ -143,7 +144,7 @@ pub fn failed_checks(report: &SuiteReport, scenarios: &[Scenario], filter: &Filt
 #[derive(Clone, Default)]
 pub struct Options {
     /// Executors (the reference and the mutants) whose suites run at once, each scenario with its own world
-    /// (0: four per core); all share [`SCENARIO_SLOTS`].
+    /// (0: four per core); all share [`SCENARIO_SLOTS_PER_CORE`] per core.
     pub jobs: usize,
     /// Only these mutants (empty: all).
     pub mutants: Vec<Mutant>,
@@ -179,8 +180,8 @@ pub async fn run(
     let started = Instant::now();
     let chosen: Vec<Mutant> = if options.mutants.is_empty() { mutants::ALL.to_vec() } else { options.mutants.clone() };
     let chosen = chosen_slice(chosen, options.partition);
-    let jobs =
-        if options.jobs == 0 { 4 * std::thread::available_parallelism().map_or(1, usize::from) } else { options.jobs };
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let jobs = if options.jobs == 0 { 4 * cores } else { options.jobs };
     let executors: Vec<Option<Mutant>> = std::iter::once(None).chain(chosen.into_iter().map(Some)).collect();
     let total = executors.len();
     let all = crate::checks::all();
@@ -190,7 +191,7 @@ pub async fn run(
         .map(|check| check.id.to_string())
         .collect();
     let order = crate::conform::order::longest_first(scenarios.iter());
-    let slots = Semaphore::new(SCENARIO_SLOTS);
+    let slots = Semaphore::new(SCENARIO_SLOTS_PER_CORE * cores);
     let run = Run { scenarios, corpus, filter: &options.filter, selected, slots, order };
     let done = AtomicUsize::new(0);
     let mut finished: Vec<(usize, Finish)> = futures::stream::iter(executors.into_iter().enumerate())
@@ -264,7 +265,7 @@ impl Run<'_> {
                 let _slot = self.slots.acquire().await;
                 (index, suite.run_one(&self.scenarios[index]).await)
             })
-            .buffer_unordered(SCENARIO_SLOTS)
+            .buffer_unordered(self.scenarios.len().max(1))
             .collect()
             .await;
         reports.sort_by_key(|(index, _)| *index);

@@ -33,7 +33,7 @@ pub(crate) struct Args {
     #[arg(long, value_name = "k/n")]
     partition: Option<Partition>,
     /// Executors (the reference and the mutants) run at once, each scenario with its own world (default: four
-    /// per core); at most 32 scenarios are in flight in all, so timing scenarios keep their bounds.
+    /// per core); at most 8 scenarios per core are in flight in all, so timing scenarios keep their bounds.
     #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
     jobs: Option<u16>,
     /// Format and report files (the HTML page: the table, and per mutant the timeline of a scenario that

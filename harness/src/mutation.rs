@@ -1,8 +1,9 @@
 //! Mutation testing of the harness itself: run the suite against every known-bad executor and see which
 //! checks catch which bug.
 //!
-//! Rule enforced here: every mutant names the checks it is meant to trip; a mutant that slips past one of
-//! them, or a reference executor that trips anything, is a failure of the harness, reported as such.
+//! Rule enforced here: every mutant names the checks it is meant to trip (in its row of
+//! `callproof_executor::mutants::ALL`); a mutant that slips past one of them, or a reference executor that
+//! trips anything, is a failure of the harness, reported as such.
 
 use crate::checks::Outcome;
 use crate::corpus::Corpus;
@@ -21,48 +22,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 use tokio::sync::Semaphore;
 
-/// The checks each mutant is meant to trip (by mutant name). Every mutant of [`mutants::ALL`] is listed.
-pub const MEANT_TO_TRIP: [(&str, &[&str]); 25] = [
-    ("check-then-act", &["single-effect", "burst-single-execution"]),
-    ("key-from-call-id", &["same-key", "single-effect", "replay-same-result"]),
-    ("key-per-attempt", &["same-key", "single-effect"]),
-    (
-        "timeout-as-not-started",
-        &["failure-means-not-applied", "unknown-outcome-not-retryable", "not-sent-means-unseen"],
-    ),
-    ("lost-as-unavailable", &["single-effect", "ok-means-applied"]),
-    ("coercing-decoder", &["corpus-codes", "expectations", "malformed-input-refused"]),
-    ("unknown-fields-ignored", &["corpus-codes", "malformed-input-refused"]),
-    ("duplicate-keys-last-wins", &["corpus-codes", "malformed-input-refused"]),
-    ("trusts-argument-identity", &["tenant-isolation"]),
-    ("approval-ignores-arguments", &["approval-bound"]),
-    ("output-unvalidated", &["output-invalid-withheld"]),
-    ("leaky-errors", &["no-secret-leak"]),
-    ("lease-expiry-to-absent", &["single-effect", "reconcile-before-resend"]),
-    ("unknown-reexecuted", &["reconcile-before-resend", "single-effect"]),
-    ("key-hashes-arguments", &["conflict-on-changed-arguments"]),
-    ("ownership-unchecked", &["tenant-isolation"]),
-    ("scope-after-lookup", &["rejection-has-no-effect"]),
-    ("lying-retry-flags", &["code-table", "envelope-schema"]),
-    ("drops-retry-after", &["rate-limit-retry-after"]),
-    ("errors-without-details", &["corpus-details"]),
-    ("deadline-ignored", &["answer-within-deadline"]),
-    ("completion-not-recorded", &["lease-honoured"]),
-    ("no-deadline-header", &["deadline-propagated"]),
-    ("no-request-id", &["request-id-propagated"]),
-    ("follows-output-instructions", &["injected-text-inert"]),
-];
-
 /// Scenarios in flight at once, per core, across every executor of a run. They mostly wait on the downstream's
 /// timers, but all share one runtime, and the scenarios with short budgets (300 ms) need it to answer on time:
 /// on a 2-core machine under load 8, 32 in flight failed `expectations` in two to three timing scenarios on
 /// every try, 16 in none of six.
 pub const SCENARIO_SLOTS_PER_CORE: usize = 8;
-
-/// The checks `mutant` is meant to trip.
-pub fn meant_to_trip(mutant: &str) -> &'static [&'static str] {
-    MEANT_TO_TRIP.iter().find(|(name, _)| *name == mutant).map_or(&[], |(_, checks)| checks)
-}
 
 /// One mutant's result.
 #[derive(Debug, Clone, Serialize)]
@@ -291,8 +255,7 @@ fn row(
     selected: &BTreeSet<String>,
 ) -> MutantRow {
     let tripped: BTreeSet<&str> = caught_by.iter().map(|(check, _)| check.as_str()).collect();
-    let meant: Vec<&'static str> =
-        meant_to_trip(mutant.name).iter().copied().filter(|id| selected.contains(*id)).collect();
+    let meant: Vec<&'static str> = mutant.trips.iter().copied().filter(|id| selected.contains(*id)).collect();
     let missed = meant.iter().copied().filter(|check| !tripped.contains(check)).collect();
     let example = report.scenarios.into_iter().find(|scenario| {
         scenario
@@ -316,18 +279,16 @@ mod tests {
     #[test]
     fn every_mutant_names_the_checks_it_should_trip_and_they_exist() {
         for mutant in mutants::ALL {
-            let checks = meant_to_trip(mutant.name);
-            assert!(!checks.is_empty(), "{} lists no check", mutant.name);
-            for check in checks {
+            assert!(!mutant.trips.is_empty(), "{} lists no check", mutant.name);
+            for check in mutant.trips.iter().chain(mutant.trips_as_process()) {
                 assert!(CheckId::parse(check).is_ok(), "{}: unknown check {check}", mutant.name);
             }
         }
-        assert_eq!(MEANT_TO_TRIP.len(), mutants::ALL.len());
     }
 
     #[test]
     fn every_check_is_meant_to_be_tripped_by_some_mutant() {
-        let meant: BTreeSet<&str> = MEANT_TO_TRIP.iter().flat_map(|(_, checks)| checks.iter().copied()).collect();
+        let meant: BTreeSet<&str> = mutants::ALL.iter().flat_map(|mutant| mutant.trips.iter().copied()).collect();
         for check in crate::checks::all() {
             assert!(meant.contains(check.id.as_str()), "no known-bad executor is meant to trip `{}`", check.id);
         }

@@ -10,7 +10,6 @@ use super::output;
 use super::select::Scenarios;
 use callproof_harness::checks::{self, Check};
 use callproof_harness::filter::{self, Filter};
-use callproof_harness::mutation;
 use callproof_harness::scenario::Scenario;
 use serde_json::{Value, json};
 use std::path::PathBuf;
@@ -154,7 +153,7 @@ fn checks_json(checks: &[Check]) -> Value {
 fn mutants_json(checks: &[Check]) -> Value {
     let rows: Vec<Value> = callproof_executor::mutants::ALL
         .iter()
-        .map(|mutant| (mutant, mutation::meant_to_trip(mutant.name)))
+        .map(|mutant| (mutant, mutant.trips))
         .filter(|(_, trips)| trips.iter().any(|id| checks.iter().any(|check| check.id.as_str() == *id)))
         .map(|(mutant, trips)| json!({"name": mutant.name, "bug": mutant.bug, "trips": trips}))
         .collect();

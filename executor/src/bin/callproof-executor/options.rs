@@ -13,7 +13,8 @@ Serves the callproof conformance app as the reference executor, speaking the ada
 (docs/protocol.md) as JSON lines on stdin and stdout. Logs go to stderr.
 
   --stdio           serve the protocol on stdin/stdout (the only transport)
-  --store STORE     the idempotency store (default sqlite:callproof-executor.sqlite3):
+  --store STORE     the idempotency store (default: sqlite:callproof-executor.sqlite3 in the system's
+                    temporary folder, so the working folder stays clean):
                       memory                 in this process only; lost when the process dies
                       sqlite:PATH            one SQLite file, durable
                       postgres:URL           PostgreSQL, shared by replicas (URL: postgres://user@host:port/db)
@@ -39,9 +40,15 @@ pub(crate) enum Parsed {
     Version,
 }
 
+/// The default SQLite file: durable across restarts of the executor (the crash scenarios need that), and in the
+/// temporary folder, never in the folder the user runs from (a file and its `-wal`/`-shm` would litter it).
+fn default_store_path() -> PathBuf {
+    std::env::temp_dir().join("callproof-executor.sqlite3")
+}
+
 pub(crate) fn parse(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> {
     let mut stdio = false;
-    let mut store = Locator::Sqlite(PathBuf::from("callproof-executor.sqlite3"));
+    let mut store = Locator::Sqlite(default_store_path());
     let mut namespace = "callproof".to_owned();
     let mut variant = Variant::REFERENCE;
     let mut mutant = None;

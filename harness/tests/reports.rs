@@ -210,7 +210,14 @@ fn a_failing_scenario_prints_each_evidence_line_once_however_many_checks_it_fail
         assert!(seen.insert(*line), "printed twice: {line}\n{}", ran.stdout);
     }
     assert!(details.len() < 60, "one burst prints {} lines (210 when evidence was repeated per check)", details.len());
-    let repeated =
-        details.iter().filter(|line| line.contains("a duplicate in a burst answered a different result")).count();
-    assert_eq!(repeated, 1, "a message repeated by one check is printed once, counted: {}", ran.stdout);
+    // Which messages a check-then-act burst produces depends on scheduling; that none is printed twice does not.
+    let mut messages = std::collections::BTreeSet::new();
+    for line in details.iter().filter(|line| line.trim_start().starts_with('✗')) {
+        assert!(
+            messages.insert(*line),
+            "a message repeated by one check is printed once, counted: {line}\n{}",
+            ran.stdout
+        );
+    }
+    assert!(!messages.is_empty(), "the failing checks are listed: {}", ran.stdout);
 }

@@ -21,6 +21,7 @@ use crate::request::{Request, ToolCall};
 use crate::resource::{Resource, ResourceRef, Resources};
 use crate::run::Run;
 use crate::store::{MemoryStore, Store};
+use crate::task::{self, TaskRole};
 use crate::{authorize, business, decode, idempotency, outcome, output, reconcile};
 use futures::FutureExt;
 use serde_json::Value;
@@ -46,6 +47,8 @@ pub struct Stages {
     pub settle: fn(Attempt) -> Settled,
     /// Stage 7.
     pub validate_output: fn(&Registered, &Value) -> Result<(), ErrorBody>,
+    /// Stage 8 of a task poll: whether its (valid) answer is final, to be recorded once and answered ever after.
+    pub task_final: fn(&Value) -> bool,
 }
 
 impl Stages {
@@ -58,6 +61,7 @@ impl Stages {
         plan_reconciliation: reconcile::plan_reconciliation,
         settle: outcome::settle,
         validate_output: output::validate_output,
+        task_final: task::is_final,
     };
 }
 
@@ -272,7 +276,14 @@ impl Executor {
         };
         run.trail.authorization = Decision::Allow;
 
-        // 3. Claim idempotency (side-effecting tools only).
+        // 3. Claim idempotency (side-effecting tools only). A task poll claims nothing; once its task is final,
+        // it answers the recorded final answer.
+        let task_key = self.task_final_key(run, &decoded);
+        if let Some(key) = &task_key
+            && let Some(recorded) = task::recall(&*self.store, key).await
+        {
+            return run.envelope(Ok(recorded));
+        }
         let spec = decoded.tool.spec();
         let held = if spec.risk.has_side_effect() {
             match self.protocol().claim(run, &decoded).await {
@@ -291,8 +302,14 @@ impl Executor {
         };
 
         // 7. Validate output.
-        let settled = output::check_settled(self.stages.validate_output, &decoded.tool, settled);
+        let mut settled = output::check_settled(self.stages.validate_output, &decoded.tool, settled);
         run.trail.downstream_request_id.clone_from(&settled.downstream_request_id);
+        if let (Some(key), Ok(answer)) = (&task_key, &settled.result)
+            && (self.stages.task_final)(answer)
+            && let Some(recorded) = task::remember(&*self.store, &*self.clock, key, answer).await
+        {
+            settled.result = Ok(recorded);
+        }
 
         // 8. Record, and 9. answer.
         let envelope = run.envelope(settled.result);
@@ -359,6 +376,15 @@ impl Executor {
         }
         let settled = (self.stages.settle)(attempt);
         if decoded.tool.spec().risk.has_side_effect() { settled } else { outcome::for_read(settled) }
+    }
+
+    /// The store key of a task poll's final answer; `None` for every other tool.
+    fn task_final_key(&self, run: &Run<'_>, decoded: &Decoded) -> Option<String> {
+        if decoded.tool.implementation.task_role() != Some(TaskRole::Poll) {
+            return None;
+        }
+        let task_id = decoded.arguments.get("task_id")?.as_str()?;
+        Some(task::final_answer_key(&run.request.auth.tenant_id, task_id))
     }
 
     /// The claim protocol over this executor's store and policies.

@@ -53,6 +53,7 @@ pub mod request;
 pub mod resource;
 mod run;
 pub mod store;
+pub mod task;
 pub mod tool;
 
 pub use auth::{Approval, AuthContext, Identity};

@@ -244,6 +244,11 @@ pub trait Tool: Send + Sync {
     fn status_query(&self) -> Option<&dyn StatusQuery> {
         None
     }
+
+    /// The part the tool plays in a task, if it is a task tool (a poll's final answer is recorded once).
+    fn task_role(&self) -> Option<crate::task::TaskRole> {
+        None
+    }
 }
 
 /// How a tool asks the downstream about an earlier attempt, for reconciliation.

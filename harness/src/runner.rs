@@ -418,6 +418,7 @@ impl Session<'_> {
             faults: self.faults.clone(),
             records,
             records_read_at_ms: self.clock.wall_ms(),
+            tasks: self.world.tasks(),
         }
     }
 

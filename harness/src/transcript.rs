@@ -8,7 +8,7 @@
 
 use crate::envelope::{EnvelopeView, ErrorView, Malformed};
 use crate::scenario::StepKind;
-use crate::world::{Effect, Handling, RequestRecord};
+use crate::world::{Effect, Handling, RequestRecord, TaskTruth};
 use crate::world::{FaultKind, FaultLog};
 use callproof_executor::idempotency::Record;
 use callproof_executor::{Approval, Arguments, ErrorCode};
@@ -253,6 +253,8 @@ pub struct Transcript {
     pub records: Option<Vec<Record>>,
     /// When the records were read (Unix ms), for lease checks.
     pub records_read_at_ms: u64,
+    /// The fate of every task (export job) the downstream started: the ground truth of task polls.
+    pub tasks: Vec<TaskTruth>,
 }
 
 impl Transcript {

@@ -64,16 +64,22 @@ pub struct CatalogEntry {
     pub rejection_reasons: Vec<String>,
     /// The downstream HTTP contract.
     pub downstream: HttpContract,
+    /// The part the tool plays in a task (submit, poll, cancel), if it is a task tool.
+    #[serde(default)]
+    pub task: Option<crate::task::TaskRole>,
 }
 
 /// The catalog files, embedded.
-const FILES: [(&str, &str); 6] = [
+const FILES: [(&str, &str); 9] = [
     ("delete_account", include_str!("../../../scenarios/catalog/delete_account.json")),
+    ("export_account_data", include_str!("../../../scenarios/catalog/export_account_data.json")),
     ("get_order", include_str!("../../../scenarios/catalog/get_order.json")),
     ("get_weather", include_str!("../../../scenarios/catalog/get_weather.json")),
     ("refund_order", include_str!("../../../scenarios/catalog/refund_order.json")),
     ("send_email", include_str!("../../../scenarios/catalog/send_email.json")),
     ("set_preference", include_str!("../../../scenarios/catalog/set_preference.json")),
+    ("task_cancel", include_str!("../../../scenarios/catalog/task_cancel.json")),
+    ("task_status", include_str!("../../../scenarios/catalog/task_status.json")),
 ];
 
 /// The conformance app's catalog, sorted by tool name.

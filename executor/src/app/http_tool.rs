@@ -140,6 +140,10 @@ impl Tool for HttpTool {
     fn status_query(&self) -> Option<&dyn StatusQuery> {
         self.entry.downstream.status.as_ref().map(|_| self as &dyn StatusQuery)
     }
+
+    fn task_role(&self) -> Option<crate::task::TaskRole> {
+        self.entry.task
+    }
 }
 
 #[async_trait]

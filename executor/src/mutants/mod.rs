@@ -267,6 +267,33 @@ pub const ALL: &[Mutant] = &[
         trips: &["failure-means-not-applied", "single-effect", "ok-means-applied", "expectations"],
         process: over(&["downstream/truncated_success_body"]),
     },
+    Mutant {
+        name: "task-result-not-kept",
+        bug: "a task poll's final answer is not recorded: every poll re-reads the job, and its result changes",
+        variant: Variant { stages: Stages { task_final: stages::task_never_final, ..S }, ..R },
+        trips: &["task-final-stable"],
+        process: over(&["tasks/export_polled_to_completion"]),
+    },
+    Mutant {
+        name: "task-early-success",
+        bug: "a task poll reports completed while the job is still working",
+        variant: Variant {
+            downstream: |downstream| Arc::new(ports::OptimisticTaskStatus(downstream, "GET", "completed")),
+            ..R
+        },
+        trips: &["task-status-truthful"],
+        process: over(&["tasks/export_polled_to_completion"]),
+    },
+    Mutant {
+        name: "task-cancel-claims-cancelled",
+        bug: "a cancel request is reported as cancelled at once, though cancellation is cooperative and the job may complete",
+        variant: Variant {
+            downstream: |downstream| Arc::new(ports::OptimisticTaskStatus(downstream, "DELETE", "cancelled")),
+            ..R
+        },
+        trips: &["task-status-truthful"],
+        process: over(&["tasks/cancel_races_completion"]),
+    },
 ];
 
 /// The mutant with this name.

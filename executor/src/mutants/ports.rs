@@ -139,3 +139,24 @@ impl Clock for SkewedClock {
         self.0.wall_ms()
     }
 }
+
+/// Reports a task as `status_claimed` whenever the export service answers `working` to `method` (an optimistic
+/// client that takes "accepted" for "done"): `GET` makes polls claim success early, `DELETE` makes a cancel
+/// claim the job stopped while it may still complete.
+pub struct OptimisticTaskStatus(pub Arc<dyn Downstream>, pub &'static str, pub &'static str);
+
+#[async_trait]
+impl Downstream for OptimisticTaskStatus {
+    async fn send(&self, request: HttpRequest, timeout: Duration) -> Result<HttpResponse, SendError> {
+        let task_request = request.method == self.1 && request.path_and_query.starts_with("/exports/");
+        let mut response = self.0.send(request, timeout).await?;
+        if task_request
+            && let Ok(mut body) = serde_json::from_slice::<serde_json::Value>(&response.body)
+            && body.get("status").and_then(serde_json::Value::as_str) == Some("working")
+        {
+            body["status"] = serde_json::Value::from(self.2);
+            response.body = serde_json::to_vec(&body).unwrap_or(response.body);
+        }
+        Ok(response)
+    }
+}

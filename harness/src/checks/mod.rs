@@ -64,6 +64,8 @@ registry! {
     output_invalid_withheld::OUTPUT_INVALID_WITHHELD,
     deadline_propagated::DEADLINE_PROPAGATED,
     request_id_propagated::REQUEST_ID_PROPAGATED,
+    task_final_stable::TASK_FINAL_STABLE,
+    task_status_truthful::TASK_STATUS_TRUTHFUL,
 }
 
 /// How binding a check is.

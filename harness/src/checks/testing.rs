@@ -27,7 +27,7 @@ use super::{Check, Context, Outcome, Violation};
 use crate::corpus::Corpus;
 use crate::scenario::{Scenario, StepKind};
 use crate::transcript::{Answer, CallRecord, Exchange, Operation, Transcript};
-use crate::world::{Effect, EffectKind, FaultKind, FaultLog, Fired, Handling, RequestRecord, endpoint_of};
+use crate::world::{Effect, EffectKind, FaultKind, FaultLog, Fired, Handling, RequestRecord, TaskTruth, endpoint_of};
 use callproof_executor::app::{CatalogEntry, catalog};
 use callproof_executor::idempotency::Record;
 use callproof_executor::{Arguments, ErrorCode};
@@ -46,6 +46,7 @@ pub(crate) struct History {
     pub(crate) faults: Vec<FaultLog>,
     scenario: Option<String>,
     steps: usize,
+    tasks: Vec<TaskTruth>,
 }
 
 /// The run a script describes.
@@ -60,6 +61,7 @@ pub(crate) fn history(script: &str) -> History {
         faults: Vec::new(),
         scenario: None,
         steps: 0,
+        tasks: Vec::new(),
     };
     for statement in script.split(['\n', ';']).map(str::trim).filter(|statement| !statement.is_empty()) {
         let (what, outcome) = statement.split_once("->").unwrap_or_else(|| panic!("`{statement}`: no `->`"));
@@ -107,6 +109,8 @@ fn default_arguments(tool: &str) -> Value {
         "send_email" => json!({"to": "a@example.com", "subject": "hello", "body": "hi"}),
         "set_preference" => json!({"key": "theme", "value": "dark"}),
         "get_weather" => json!({"location": "Paris", "units": "celsius"}),
+        "export_account_data" => json!({"account_id": "acct_1", "format": "json"}),
+        "task_status" | "task_cancel" => json!({"task_id": "exp_1"}),
         _ => json!({}),
     }
 }
@@ -263,6 +267,8 @@ impl History {
             "POST /emails" => EffectKind::Email,
             "DELETE /accounts" => EffectKind::Deletion,
             "PUT /preferences" => EffectKind::Preference,
+            "POST /exports" => EffectKind::Export,
+            "DELETE /exports" => EffectKind::Cancellation,
             other => panic!("`{other}` commits nothing in the conformance app"),
         };
         let effect_id =
@@ -314,7 +320,21 @@ impl History {
             faults: self.faults.clone(),
             records: self.records.clone(),
             records_read_at_ms: self.records_read_at_ms,
+            tasks: self.tasks.clone(),
         }
+    }
+
+    /// A task (export job) the downstream started at `started_ms` for alice's tenant, and how it ended.
+    pub(crate) fn with_task(mut self, task_id: &str, final_status: &str, started_ms: u64, ended_ms: u64) -> History {
+        self.tasks.push(TaskTruth {
+            task_id: task_id.to_owned(),
+            tenant_id: "t_acme".to_owned(),
+            started_ms,
+            final_status: final_status.to_owned(),
+            ended_ms,
+            cancel_requested_ms: None,
+        });
+        self
     }
 
     /// The verdict of `check` on this run.

@@ -5,6 +5,7 @@
 //! request is remembered so that a status query by that key can report it.
 
 use super::fault::Outgoing;
+use super::jobs::{Jobs, TaskTruth};
 use super::{Account, Effect, EffectKind, Fixtures, Handling, Incoming, Order, RequestRecord};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -27,6 +28,8 @@ pub(super) struct State {
     /// The latest instant any delayed answer or slow commit completes.
     pub(super) busy_until: Instant,
     next_id: u64,
+    /// The export service's jobs.
+    jobs: Jobs,
 }
 
 /// What a request resolves to: an answer and, for a side effect, the effect it commits.
@@ -79,6 +82,7 @@ impl State {
             visible_at: BTreeMap::new(),
             busy_until: origin,
             next_id: 1,
+            jobs: Jobs::default(),
         }
     }
 
@@ -157,7 +161,14 @@ impl State {
                 Routed { status: 200, body: json!({"key": name, "value": value}), effect: Some(effect) }
             }
             ("DELETE", ["accounts", id]) => self.delete_account(id, context),
-            ("GET", [collection @ ("refunds" | "emails" | "deletions")]) => self.status_of(collection, incoming),
+            ("POST", ["exports"]) => self.export(&body, context),
+            ("GET", ["exports", id]) => {
+                self.jobs.read(id, context.at_ms).map_or_else(|| not_found("not_found"), |job| Routed::answer(200, job))
+            }
+            ("DELETE", ["exports", id]) => self.cancel_export(id, context),
+            ("GET", [collection @ ("refunds" | "emails" | "deletions" | "exports")]) => {
+                self.status_of(collection, incoming)
+            }
             _ => not_found("no_such_endpoint"),
         }
     }
@@ -195,6 +206,36 @@ impl State {
         }
     }
 
+    /// `POST /exports`: starts an export job of an open account (the ledger holds its start).
+    fn export(&mut self, body: &Value, context: &Context) -> Routed {
+        let account_id = body["account_id"].as_str().unwrap_or_default().to_owned();
+        let Some(account) = self.accounts.get(&account_id) else {
+            return not_found("not_found");
+        };
+        if account.closed {
+            return Routed::answer(409, json!({"error": {"reason": "account_closed"}}));
+        }
+        let owner = (account.tenant_id.clone(), account.owner_id.clone());
+        let task_id = self.next("exp");
+        let reply = self.jobs.start(&task_id, owner.clone(), &account_id, context.at_ms);
+        let effect = context.effect(EffectKind::Export, task_id, owner, account_id);
+        Routed { status: 202, body: reply, effect: Some(effect) }
+    }
+
+    /// `DELETE /exports/{id}`: records the cancel request (one effect per job) and answers the job's status.
+    fn cancel_export(&mut self, id: &str, context: &Context) -> Routed {
+        let Some((reply, owner)) = self.jobs.cancel(id, context.at_ms) else {
+            return not_found("not_found");
+        };
+        let effect = context.effect(EffectKind::Cancellation, format!("cancel:{id}"), owner, id.to_owned());
+        Routed { status: 202, body: reply, effect: Some(effect) }
+    }
+
+    /// Every export job's fate.
+    pub(super) fn tasks(&self) -> Vec<TaskTruth> {
+        self.jobs.truth()
+    }
+
     /// `GET /refunds?idempotency_key=K` and friends.
     fn status_of(&self, collection: &str, incoming: &Incoming) -> Routed {
         let Some(key) = incoming.query.iter().find(|(name, _)| name == "idempotency_key").map(|(_, key)| key.clone())
@@ -204,6 +245,7 @@ impl State {
         let (kind, endpoint) = match collection {
             "refunds" => (EffectKind::Refund, "POST /refunds"),
             "emails" => (EffectKind::Email, "POST /emails"),
+            "exports" => (EffectKind::Export, "POST /exports"),
             _ => (EffectKind::Deletion, "DELETE /accounts"),
         };
         let found = self
@@ -222,6 +264,7 @@ impl State {
                         json!({"refund_id": effect.effect_id, "order_id": effect.target, "amount": effect.amount, "status": "completed"})
                     }
                     EffectKind::Email => json!({"message_id": effect.effect_id, "status": "sent"}),
+                    EffectKind::Export => json!({"task_id": effect.effect_id, "status": "working"}),
                     _ => json!({"account_id": effect.target, "deleted": true}),
                 };
                 Routed::answer(200, json!({"status": "completed", "result": result}))

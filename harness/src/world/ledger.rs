@@ -18,12 +18,22 @@ pub enum EffectKind {
     Deletion,
     /// A preference written (repeatable: identical writes are one effect).
     Preference,
+    /// An export job started (a task; its fate is in the world's task truth).
+    Export,
+    /// A cancel request recorded for an export job (repeatable: one per job, however often it is asked).
+    Cancellation,
 }
 
 impl EffectKind {
     /// Every kind, in the order reports list them.
-    pub const ALL: [EffectKind; 4] =
-        [EffectKind::Refund, EffectKind::Email, EffectKind::Deletion, EffectKind::Preference];
+    pub const ALL: [EffectKind; 6] = [
+        EffectKind::Refund,
+        EffectKind::Email,
+        EffectKind::Deletion,
+        EffectKind::Preference,
+        EffectKind::Export,
+        EffectKind::Cancellation,
+    ];
 
     /// The kind named `name` in a scenario file (`refunds`, ...).
     pub fn from_name(name: &str) -> Option<EffectKind> {
@@ -37,6 +47,8 @@ impl EffectKind {
             EffectKind::Email => "emails",
             EffectKind::Deletion => "deletions",
             EffectKind::Preference => "preferences",
+            EffectKind::Export => "exports",
+            EffectKind::Cancellation => "cancellations",
         }
     }
 }

@@ -10,10 +10,12 @@
 mod downstream;
 pub mod fault;
 mod fixtures;
+mod jobs;
 mod ledger;
 
 pub use fault::{FaultKind, FaultLog, FaultSpec, Fired, INJECTION, KillPoint, LEAK_MARKERS};
 pub use fixtures::{Account, Fixtures, Order};
+pub use jobs::{CHECKPOINT_MS, JOB_MS, TaskTruth};
 pub use ledger::{Effect, EffectKind, Handling, RequestRecord};
 
 use downstream::{State, is_side_effect, is_status_query};
@@ -180,6 +182,11 @@ impl World {
     /// Every committed effect so far.
     pub fn ledger(&self) -> Vec<Effect> {
         self.state().ledger.clone()
+    }
+
+    /// Every export job's fate (the task tool's ground truth).
+    pub fn tasks(&self) -> Vec<TaskTruth> {
+        self.state().tasks()
     }
 
     /// The instant after which no delayed answer, hold or slow commit is outstanding.

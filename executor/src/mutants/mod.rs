@@ -294,6 +294,13 @@ pub const ALL: &[Mutant] = &[
         trips: &["task-status-truthful"],
         process: over(&["tasks/cancel_races_completion"]),
     },
+    Mutant {
+        name: "missing-told-apart",
+        bug: "a resource that does not exist is refused with its own message, telling it from another tenant's",
+        variant: Variant { stages: Stages { check_ownership: stages::ownership_tells_missing_apart, ..S }, ..R },
+        trips: &["task-refusal-uniform"],
+        process: over(&["tasks/foreign_or_unknown_handle"]),
+    },
 ];
 
 /// The mutant with this name.

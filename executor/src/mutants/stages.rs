@@ -277,3 +277,12 @@ fn drop_undeclared(arguments: &mut Value, tool: &Registered) {
 pub fn task_never_final(_answer: &Value) -> bool {
     false
 }
+
+/// Checks ownership like the reference, but refuses a resource that does not exist with its own message, so
+/// the answer tells a missing resource (or task handle) from another tenant's.
+pub fn ownership_tells_missing_apart(input: &OwnershipInput<'_>) -> Result<(), ErrorBody> {
+    if input.reference.is_some() && input.resource.is_none() {
+        return Err(ErrorBody::new(ErrorCode::Forbidden, "no such resource").with("reason", "resource_not_accessible"));
+    }
+    authorize::check_ownership(input)
+}

@@ -66,6 +66,7 @@ registry! {
     request_id_propagated::REQUEST_ID_PROPAGATED,
     task_final_stable::TASK_FINAL_STABLE,
     task_status_truthful::TASK_STATUS_TRUTHFUL,
+    task_refusal_uniform::TASK_REFUSAL_UNIFORM,
 }
 
 /// How binding a check is.

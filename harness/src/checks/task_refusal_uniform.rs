@@ -1,0 +1,117 @@
+//! `task-refusal-uniform`: another tenant's task handle and a handle that does not exist get the same
+//! refusal, byte for byte apart from the call's own ids, and neither is ever answered.
+//!
+//! Rule enforced here: judged on calls of task polls and cancels (catalog `task: poll | cancel`) whose
+//! `task_id` argument names a job of another tenant or no job at all (by the downstream's record of its jobs).
+//! Their `error` members, per tool, must be identical; a success for another tenant's job is a leak.
+
+use super::{Check, CheckId, Context, Judgement, Level, Outcome};
+use crate::transcript::CallRecord;
+use callproof_executor::Arguments;
+use callproof_executor::task::TaskRole;
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// This check's id, as docs, mutant tables, baselines and reports spell it.
+pub const TASK_REFUSAL_UNIFORM: CheckId = CheckId::new("task-refusal-uniform");
+
+pub(super) const CHECK: Check = Check {
+    id: TASK_REFUSAL_UNIFORM,
+    level: Level::Must,
+    rule: "an unknown task handle and another tenant's get the same refusal, and neither an answer",
+    seed_ref: "§3.2, tasks",
+    run,
+};
+
+/// The `task_id` argument of a call, when its arguments are an object that has one.
+fn task_id(call: &CallRecord) -> Option<String> {
+    let arguments = match &call.arguments {
+        Arguments::Raw(text) => serde_json::from_str::<Value>(text).ok()?,
+        Arguments::Value(value) => value.clone(),
+    };
+    arguments.get("task_id")?.as_str().map(str::to_owned)
+}
+
+fn run(context: &Context<'_>) -> Outcome {
+    let mut judgement = Judgement::new();
+    // Per tool: the first refusal seen and the call that gave it.
+    let mut first: BTreeMap<&str, (&CallRecord, &Value)> = BTreeMap::new();
+    for call in &context.transcript.calls {
+        let is_task_call = context
+            .tool(&call.tool)
+            .and_then(|entry| entry.task)
+            .is_some_and(|role| matches!(role, TaskRole::Poll | TaskRole::Cancel));
+        let Some(task_id) = task_id(call).filter(|_| is_task_call) else { continue };
+        let owner = context.transcript.tasks.iter().find(|truth| truth.task_id == task_id);
+        if owner.is_some_and(|truth| truth.tenant_id == call.tenant_id) {
+            continue;
+        }
+        let Some(envelope) = call.envelope() else { continue };
+        judgement.judged();
+        if envelope.ok() {
+            if owner.is_some() {
+                judgement.fail(
+                    format!("call {} answered another tenant's task `{task_id}`", call.call_id),
+                    context.evidence(call),
+                );
+            }
+            continue;
+        }
+        let Some(error) = envelope.raw().get("error") else { continue };
+        match first.get(call.tool.as_str()) {
+            None => {
+                first.insert(call.tool.as_str(), (call, error));
+            }
+            Some((earlier, refusal)) if *refusal != error => {
+                let mut evidence = context.evidence(earlier);
+                evidence.extend(context.evidence(call));
+                judgement.fail(
+                    format!(
+                        "calls {} and {} refused inaccessible task handles differently: {refusal} vs {error}",
+                        earlier.call_id, call.call_id
+                    ),
+                    evidence,
+                );
+            }
+            Some(_) => {}
+        }
+    }
+    judgement.outcome()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::history;
+    use super::*;
+
+    const FOREIGN: &str = r#"args={"task_id":"exp_1"}"#;
+    const UNKNOWN: &str = r#"args={"task_id":"exp_9"}"#;
+
+    fn script(second: &str) -> String {
+        format!("submit task_status as=mallory {FOREIGN} -> forbidden reason=resource_not_accessible; submit task_status as=mallory {UNKNOWN} -> {second}")
+    }
+
+    #[test]
+    fn the_same_refusal_for_a_foreign_and_an_unknown_handle_passes() {
+        history(&script("forbidden reason=resource_not_accessible")).with_task("exp_1", "completed", 0, 10).passes(&CHECK);
+    }
+
+    #[test]
+    fn a_refusal_that_tells_a_missing_handle_apart_fails() {
+        history(&script("forbidden reason=not_found"))
+            .with_task("exp_1", "completed", 0, 10)
+            .fails(&CHECK, "refused inaccessible task handles differently");
+    }
+
+    #[test]
+    fn an_answer_about_another_tenants_task_fails() {
+        history(&format!("submit task_status as=mallory {FOREIGN} -> ok"))
+            .with_task("exp_1", "completed", 0, 10)
+            .fails(&CHECK, "answered another tenant's task `exp_1`");
+    }
+
+    #[test]
+    fn polls_of_ones_own_task_skip() {
+        history(&format!("submit task_status {FOREIGN} -> ok")).with_task("exp_1", "completed", 0, 10).skips(&CHECK);
+    }
+}

@@ -3,7 +3,8 @@
 //! (c) after it recorded, before its answer reached the caller. Restart it, retry the same business request:
 //! exactly one committed effect, and the retry returns the real outcome. With SQLite and with PostgreSQL; with
 //! the in-memory store the same scenarios are expected to fail, and the report says why. Finally two executor
-//! processes sharing PostgreSQL race one business request: exactly one effect.
+//! processes sharing PostgreSQL race one business request: exactly one effect. A task (issue 15) keeps its
+//! handle and its final result across two kills, with SQLite and with PostgreSQL.
 
 mod process_support;
 
@@ -154,4 +155,39 @@ async fn two_executor_processes_sharing_postgres_race_one_business_request_into_
     let prefixes: std::collections::BTreeSet<String> =
         transcript.calls.iter().filter_map(|call| call.request_id().map(|id| id[..id.len() - 6].to_owned())).collect();
     assert_eq!(prefixes.len(), 2, "both processes answered calls: {prefixes:?}");
+}
+
+/// The task scenario with two kills: the handle and the kept final result survive both restarts.
+fn assert_task_survives(report: &conform::Report) {
+    let scenario = &report.scenarios[0];
+    assert_eq!(scenario.status, Status::Pass, "{:?}", scenario.checks);
+    let transcript = scenario.transcript.as_ref().expect("it ran");
+    assert_eq!(transcript.ledger.len(), 1, "one export job: {:?}", transcript.ledger);
+    let finals: Vec<&Value> = transcript
+        .calls
+        .iter()
+        .filter(|call| call.tool == "task_status")
+        .filter_map(|call| call.envelope()?.result())
+        .collect();
+    assert_eq!(finals.len(), 2, "the poll before and the poll after the second kill answered");
+    assert_eq!(finals[0], finals[1], "the same final result across the restart");
+}
+
+async fn conform_task_crash(store_args: &str) -> conform::Report {
+    let command = reference_command(store_args);
+    let scenarios = Scenario::discover(&[repo().join("scenarios/tasks/poll_after_crash.toml")]).expect("loads");
+    conform_with(Arc::new(ProcessFactory::new(&command).expect("command")), scenarios).await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_sqlite_a_task_keeps_its_handle_and_its_final_result_across_crashes() {
+    let dir = TempDir::new();
+    let report = conform_task_crash(&format!("--store sqlite:{}", dir.join("tasks.sqlite3").display())).await;
+    assert_task_survives(&report);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_postgres_a_task_keeps_its_handle_and_its_final_result_across_crashes() {
+    let Some(postgres) = Postgres::open("crash_durable tasks postgres").await else { return };
+    assert_task_survives(&conform_task_crash(&postgres.store_args()).await);
 }

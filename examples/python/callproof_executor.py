@@ -57,6 +57,9 @@ CODES = {
 }
 
 
+FINAL_TASK_STATUSES = ("completed", "cancelled", "failed")
+
+
 class Refusal(Exception):
     """An error envelope's body: a code, a fixed message and details."""
 
@@ -502,6 +505,8 @@ class Executor:
         self.tools = {entry["name"]: Tool(entry) for entry in hello["catalog"]}
         self.downstream = Downstream(hello["downstream_url"])
         self.records, self.lock = {}, threading.Lock()
+        # A task poll's first final answer, per (tenant, handle): every later poll answers it (docs/protocol.md).
+        self.task_finals = {}
         self.prefix, self.counter = uuid.uuid4().hex[:12], 0
 
     def next_request_id(self):
@@ -529,6 +534,13 @@ class Executor:
                     meta):
         """Every stage after decoding (examples/mcp-python reuses it behind the MCP SDK's own decoding)."""
         resource = self.authorize(tool, arguments, arguments_hash, auth, ctx)
+        final_key = None
+        if tool.entry.get("task") == "poll":
+            final_key = (auth["tenant_id"], arguments.get("task_id"))
+            with self.lock:
+                kept = self.task_finals.get(final_key)
+            if kept is not None:
+                return succeed(kept, meta)
         held = None
         if tool.side_effect:
             key = derive_key(auth, tool.name, canonical_arguments, business_request_id)
@@ -548,6 +560,9 @@ class Executor:
                 state, result = "FAILED_FINAL", Refusal("output_invalid", "the tool's output breaks its contract",
                                                         path=violations[0]["path"],
                                                         keyword=violations[0]["keyword"])
+        if final_key is not None and not isinstance(result, Refusal) and result.get("status") in FINAL_TASK_STATUSES:
+            with self.lock:
+                result = self.task_finals.setdefault(final_key, result)
         envelope = fail(result, meta) if isinstance(result, Refusal) else succeed(result, meta)
         if held is not None:
             self.compare_and_set(held[0], held[1], state, envelope)

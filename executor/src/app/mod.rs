@@ -1,5 +1,6 @@
 //! The conformance app: the fixed set of tools every executor under test implements against the mocked
-//! downstream (refund_order, get_order, get_weather, set_preference, send_email, delete_account).
+//! downstream (refund_order, get_order, get_weather, set_preference, send_email, delete_account, and the task
+//! tools export_account_data, task_status, task_cancel).
 //!
 //! Rule enforced here: the reference executor implements the app exactly as scenarios/catalog/ and
 //! docs/conformance-app.md describe it, with real HTTP calls through the [`Downstream`] port, so the harness

@@ -3,11 +3,14 @@
 //!
 //! Rule enforced here: judged on calls of task polls and cancels (catalog `task: poll | cancel`) whose
 //! `task_id` argument names a job of another tenant or no job at all (by the downstream's record of its jobs).
-//! Their `error` members, per tool, must be identical; a success for another tenant's job is a leak.
+//! Their authorization refusals, per tool and caller, must carry identical `error` members (a refusal for
+//! another reason, such as an unreachable system of record, is not about the handle and is not compared); a
+//! success for another tenant's job is a leak.
 
-use super::{Check, CheckId, Context, Judgement, Level, Outcome};
+use super::{Check, CheckId, Context, Judgement, Level, Outcome, table_category};
 use crate::transcript::CallRecord;
 use callproof_executor::Arguments;
+use callproof_executor::error::Category;
 use callproof_executor::task::TaskRole;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -34,8 +37,8 @@ fn task_id(call: &CallRecord) -> Option<String> {
 
 fn run(context: &Context<'_>) -> Outcome {
     let mut judgement = Judgement::new();
-    // Per tool: the first refusal seen and the call that gave it.
-    let mut first: BTreeMap<&str, (&CallRecord, &Value)> = BTreeMap::new();
+    // Per (tool, caller): the first authorization refusal seen and the call that gave it.
+    let mut first: BTreeMap<(&str, &str), (&CallRecord, &Value)> = BTreeMap::new();
     for call in &context.transcript.calls {
         let is_task_call = context
             .tool(&call.tool)
@@ -57,10 +60,12 @@ fn run(context: &Context<'_>) -> Outcome {
             }
             continue;
         }
-        let Some(error) = envelope.raw().get("error") else { continue };
-        match first.get(call.tool.as_str()) {
+        let about_access = envelope.code().is_some_and(|code| table_category(code) == Category::Authorization);
+        let Some(error) = envelope.raw().get("error").filter(|_| about_access) else { continue };
+        let group = (call.tool.as_str(), call.auth.as_str());
+        match first.get(&group) {
             None => {
-                first.insert(call.tool.as_str(), (call, error));
+                first.insert(group, (call, error));
             }
             Some((earlier, refusal)) if *refusal != error => {
                 let mut evidence = context.evidence(earlier);
@@ -101,6 +106,18 @@ mod tests {
         history(&script("forbidden reason=not_found"))
             .with_task("exp_1", "completed", 0, 10)
             .fails(&CHECK, "refused inaccessible task handles differently");
+    }
+
+    #[test]
+    fn refusals_for_other_reasons_or_other_callers_are_not_compared() {
+        history(&script("dependency_unavailable reason=resource_lookup_failed"))
+            .with_task("exp_1", "completed", 0, 10)
+            .passes(&CHECK);
+        history(&format!(
+            "submit task_status as=mallory {FOREIGN} -> forbidden reason=resource_not_accessible; submit task_status as=bob {UNKNOWN} -> forbidden reason=missing_scope"
+        ))
+        .with_task("exp_1", "completed", 0, 10)
+        .passes(&CHECK);
     }
 
     #[test]

@@ -197,11 +197,13 @@ fn the_probes_pass_against_the_correct_example() {
     if !python_with_jsonschema("the probes of examples/buggy") {
         return;
     }
-    let ran = conform("python3 examples/python/callproof_executor.py", &["examples/buggy/probes"], "must");
+    let probes: Vec<String> = manifest().executor.into_iter().flat_map(|entry| entry.probes).collect();
+    if probes.is_empty() {
+        eprintln!("no probes in examples/buggy/manifest.toml: every former probe is a shipped scenario now");
+        return;
+    }
+    let paths: Vec<&str> = probes.iter().map(String::as_str).collect();
+    let ran = conform("python3 examples/python/callproof_executor.py", &paths, "must");
     assert_eq!(ran.code, 0, "a probe fails the correct example, so it shows no bug:\n{}\n{}", ran.stdout, ran.stderr);
-    assert_eq!(
-        ran.report()["summary"]["pass"],
-        std::fs::read_dir(repo().join("examples/buggy/probes")).expect("the probes").count(),
-        "every probe ran and passed"
-    );
+    assert_eq!(ran.report()["summary"]["pass"], probes.len(), "every probe ran and passed");
 }

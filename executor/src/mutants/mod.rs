@@ -247,6 +247,28 @@ pub const ALL: &[Mutant] = &[
         process: over(&["idempotency/timeout_before_commit_reexecutes"]),
     },
     Mutant {
+        name: "status-query-without-key-header",
+        bug: "status queries carry the key in their query string only, not in the Idempotency-Key header",
+        variant: Variant { downstream: |downstream| Arc::new(ports::StatusQueryWithoutKeyHeader(downstream)), ..R },
+        trips: &["same-key"],
+        process: over(&["idempotency/duplicate_refund_after_lost_response"]),
+    },
+    Mutant {
+        name: "deadline-in-seconds",
+        bug: "X-Deadline-Ms carries seconds: the downstream is told 3 ms are left of a 3 s budget",
+        variant: Variant { downstream: |downstream| Arc::new(ports::DeadlineInSeconds(downstream)), ..R },
+        trips: &["deadline-propagated"],
+        process: over(&["deadline/slow_but_in_time"]),
+    },
+    Mutant {
+        name: "deadline-per-request",
+        bug: "every downstream request of a call is told the deadline of its first: after a slow lookup, the effect \
+              is given the whole budget again",
+        variant: Variant { downstream: ports::DeadlinePerRequest::wrap, ..R },
+        trips: &["deadline-propagated"],
+        process: over(&["deadline/slow_lookup_then_effect"]),
+    },
+    Mutant {
         name: "no-request-id",
         bug: "downstream requests do not carry the executor's request id",
         variant: Variant { downstream: |downstream| Arc::new(ports::StripHeader(downstream, "x-request-id")), ..R },

@@ -102,6 +102,67 @@ impl Downstream for StripHeader {
     }
 }
 
+/// Sends status queries without the Idempotency-Key header (the key only in the query string).
+pub struct StatusQueryWithoutKeyHeader(pub Arc<dyn Downstream>);
+
+#[async_trait]
+impl Downstream for StatusQueryWithoutKeyHeader {
+    async fn send(&self, mut request: HttpRequest, timeout: Duration) -> Result<HttpResponse, SendError> {
+        if request.method == "GET" {
+            request.headers.retain(|(name, _)| name != "idempotency-key");
+        }
+        self.0.send(request, timeout).await
+    }
+}
+
+/// Tells the downstream the time left as seconds under a header named in milliseconds.
+pub struct DeadlineInSeconds(pub Arc<dyn Downstream>);
+
+#[async_trait]
+impl Downstream for DeadlineInSeconds {
+    async fn send(&self, mut request: HttpRequest, timeout: Duration) -> Result<HttpResponse, SendError> {
+        for (name, value) in &mut request.headers {
+            if name == "x-deadline-ms" {
+                *value = (value.parse::<u64>().unwrap_or(0) / 1000).to_string();
+            }
+        }
+        self.0.send(request, timeout).await
+    }
+}
+
+/// Gives every downstream request of a call the deadline its first request was given, as a client that starts
+/// the budget again at each hop would: after a slow lookup, the effect is told it has the whole budget.
+pub struct DeadlinePerRequest {
+    downstream: Arc<dyn Downstream>,
+    /// X-Deadline-Ms of each call's first request, by X-Request-Id.
+    first_told: std::sync::Mutex<std::collections::BTreeMap<String, String>>,
+}
+
+impl DeadlinePerRequest {
+    /// Wraps `downstream`.
+    pub fn wrap(downstream: Arc<dyn Downstream>) -> Arc<dyn Downstream> {
+        Arc::new(DeadlinePerRequest { downstream, first_told: std::sync::Mutex::default() })
+    }
+}
+
+#[async_trait]
+impl Downstream for DeadlinePerRequest {
+    async fn send(&self, mut request: HttpRequest, timeout: Duration) -> Result<HttpResponse, SendError> {
+        let header = |name: &str| request.headers.iter().find(|(key, _)| key == name).map(|(_, value)| value.clone());
+        if let (Some(request_id), Some(told)) = (header("x-request-id"), header("x-deadline-ms")) {
+            let first = self.first_told.lock().map(|mut seen| seen.entry(request_id).or_insert(told).clone());
+            if let Ok(first) = first {
+                for (name, value) in &mut request.headers {
+                    if name == "x-deadline-ms" {
+                        value.clone_from(&first);
+                    }
+                }
+            }
+        }
+        self.downstream.send(request, timeout).await
+    }
+}
+
 /// Reads instructions in responses and follows them: "call delete_account for account acct_X" in a result
 /// makes it delete that account (tool output treated as a command).
 pub struct FollowsInstructions(pub Arc<dyn Downstream>);

@@ -1,10 +1,12 @@
 //! `same-key`: every side-effecting request and status query of one business operation carries the same
 //! Idempotency-Key, whatever the call_id.
 //!
-//! Rule enforced here: per operation, one key across all its keyed requests, and no side-effecting request
-//! without one.
+//! Rule enforced here: per operation, one key across all its keyed requests; no side-effecting request and no
+//! status query without the header; a status query's `idempotency_key` parameter is the key its header carries
+//! (a service that looks the operation up by header would otherwise answer "not found" and invite a resend).
 
 use super::{Check, CheckId, Context, Judgement, Level, Outcome};
+use crate::world::RequestRecord;
 
 /// This check's id, as docs, mutant tables, baselines and reports spell it.
 pub const SAME_KEY: CheckId = CheckId::new("same-key");
@@ -37,6 +39,11 @@ fn run(context: &Context<'_>) -> Outcome {
                 context.op_evidence(op),
             );
         }
+        for query in keyed.iter().filter(|exchange| exchange.record.status_query) {
+            if let Some(problem) = status_query_key_problem(&query.record) {
+                judgement.fail(problem, context.op_evidence(op));
+            }
+        }
         let mut keys: Vec<&str> =
             keyed.iter().filter_map(|exchange| exchange.record.idempotency_key.as_deref()).collect();
         keys.sort_unstable();
@@ -49,6 +56,46 @@ fn run(context: &Context<'_>) -> Outcome {
         }
     }
     judgement.outcome()
+}
+
+/// What is wrong with a status query's key, if anything: no header, or a query parameter that says another key.
+fn status_query_key_problem(record: &RequestRecord) -> Option<String> {
+    let index = record.index;
+    let Some(header) = record.idempotency_key.as_deref() else {
+        return Some(format!("status query #{index} carries no Idempotency-Key header"));
+    };
+    let query = record.path.split_once('?').map_or("", |(_, query)| query);
+    let parameter = query.split('&').find_map(|pair| pair.strip_prefix("idempotency_key="))?;
+    let parameter = percent_decoded(parameter);
+    (parameter != header)
+        .then(|| format!("status query #{index} asks for key `{parameter}` but its Idempotency-Key header says `{header}`"))
+}
+
+/// `text` with `%XX` escapes (and `+`) decoded; malformed escapes stay as they are.
+fn percent_decoded(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut decoded = Vec::with_capacity(bytes.len());
+    let mut at = 0;
+    while at < bytes.len() {
+        let escape = (bytes[at] == b'%')
+            .then(|| text.get(at + 1..at + 3).and_then(|hex| u8::from_str_radix(hex, 16).ok()))
+            .flatten();
+        match (escape, bytes[at]) {
+            (Some(byte), _) => {
+                decoded.push(byte);
+                at += 3;
+            }
+            (None, b'+') => {
+                decoded.push(b' ');
+                at += 1;
+            }
+            (None, byte) => {
+                decoded.push(byte);
+                at += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&decoded).into_owned()
 }
 
 #[cfg(test)]
@@ -72,6 +119,29 @@ mod tests {
              retry -> ok; request POST /refunds -> committed key=k2",
         )
         .fails(&CHECK, "operation `op1` used 2 different keys");
+    }
+
+    #[test]
+    fn a_status_query_without_the_header_fails() {
+        history(
+            "submit refund_order -> timeout_unknown; request POST /refunds -> committed dropped key=k1
+             retry -> ok reconciled; request GET /refunds?idempotency_key=k1 -> 200",
+        )
+        .fails(&CHECK, "status query #1 carries no Idempotency-Key header");
+    }
+
+    #[test]
+    fn a_status_query_asking_for_another_key_than_its_header_fails() {
+        history(
+            "submit refund_order -> timeout_unknown; request POST /refunds -> committed dropped key=k1
+             retry -> ok reconciled; request GET /refunds?idempotency_key=k2 -> 200 key=k1",
+        )
+        .fails(&CHECK, "status query #1 asks for key `k2` but its Idempotency-Key header says `k1`");
+        history(
+            "submit refund_order -> timeout_unknown; request POST /refunds -> committed dropped key=k%201
+             retry -> ok reconciled; request GET /refunds?idempotency_key=k%25201 -> 200 key=k%201",
+        )
+        .passes(&CHECK);
     }
 
     #[test]

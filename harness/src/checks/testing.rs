@@ -20,7 +20,8 @@
 //! `retryable=` or `resolution=` to lie about the table), `killed`, `no-answer`, `broken` or `garbage` (not an
 //! envelope), each optionally with `rid=ID|none` and `key=KEY` for the envelope's meta. Requests answer
 //! `committed`, `deduplicated`, `abandoned`, a status or `dropped`, with `key=`, `fault=`, `deadline=`, `rid=`,
-//! `reply=`, `effect=`, `owner=`, `tenant=`, `call=N` or `stray`. A fault is its kind and its parameters, comma
+//! `reply=`, `effect=`, `owner=`, `tenant=`, `after=MS` (arrival after the call was sent, default 1), `call=N` or
+//! `stray`. A fault is its kind and its parameters, comma
 //! separated: `fault=commit_then_drop`, `fault=rate_limit,retry_after=2`.
 
 use super::{Check, Context, Outcome, Violation};
@@ -225,7 +226,9 @@ impl History {
         };
         let record = RequestRecord {
             index,
-            at_ms: owner.map_or(0, |call| call.started_ms + 1),
+            at_ms: owner.map_or(0, |call| {
+                call.started_ms + attribute(outcome, "after").map_or(1, |ms| ms.parse::<u64>().expect("a number"))
+            }),
             endpoint: endpoint_of(method, path_only),
             method: (*method).to_owned(),
             path: (*path).to_owned(),

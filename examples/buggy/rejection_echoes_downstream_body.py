@@ -5,7 +5,7 @@ message, "so the model knows why".
 Where it ships: tool wrappers that pass the service's error text through (`f"refused: {resp.text}"`); 4xx
 bodies of real services carry internal ids, validation internals and sometimes other customers' data.
 
-Expected catch: nothing today (no-secret-leak looks for the leak_bait markers, which only a 500 carries).
+Expected catch: no-secret-leak (every refusal of the mocked downstream carries internal text beside its reason).
 """
 
 import json

@@ -112,11 +112,11 @@ fn a_reader_that_closes_the_pipe_early_ends_the_command_quietly() {
 
 #[test]
 fn run_warns_on_should_checks_and_profile_all_requires_them() {
-    let args = ["run", "--subject", "mutant:no-deadline-header", STORY];
+    let args = ["run", "--subject", "mutant:no-request-id", STORY];
     let warned = run_callproof(&args);
     assert_eq!(warned.code, 0, "{}{}", warned.stdout, warned.stderr);
     let first = warned.stdout.lines().next().expect("a line");
-    assert!(first.starts_with("WARN  [1/1] idempotency/") && first.ends_with("deadline-propagated"), "{first}");
+    assert!(first.starts_with("WARN  [1/1] idempotency/") && first.ends_with("request-id-propagated"), "{first}");
     assert!(warned.stdout.contains("1 scenario: 0 pass, 0 fail, 0 expected-fail, 0 skip, 1 warn"), "{}", warned.stdout);
     let required = run_callproof(&[&args[..], &["--profile", "all"]].concat());
     assert_eq!(required.code, 1, "{}", required.stdout);

@@ -29,7 +29,7 @@ async fn advisory_failures_are_warnings_that_pass_the_run_and_the_report_still_f
 
     let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
     let story = root.join("scenarios/idempotency/duplicate_refund_after_lost_response.toml");
-    let mutant = callproof_executor::mutants::by_name("no-deadline-header").expect("a mutant");
+    let mutant = callproof_executor::mutants::by_name("no-request-id").expect("a mutant");
     let run = |profile: Profile| {
         let options = Options { profile, advisory: true, ..Options::default() };
         let scenarios = Scenario::discover(std::slice::from_ref(&story)).expect("loads");

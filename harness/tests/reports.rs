@@ -169,7 +169,7 @@ fn mutants_counts_each_executor_as_it_finishes_and_reports_as_json_and_junit() {
     let parsed = quick_junit::Report::deserialize_from_str(&xml).expect("JUnit");
     assert_eq!(parsed.test_suites.len(), 3, "the reference and two mutants");
     assert_eq!(parsed.failures, 0);
-    let sliced = run_callproof(&["mutants", "auth", "--partition", "2/30", "--format", "json"]);
+    let sliced = run_callproof(&["mutants", "auth", "--partition", "2/100", "--format", "json"]);
     assert_eq!(sliced.report()["rows"].as_array().expect("rows").len(), 1, "{}", sliced.stderr);
 }
 

@@ -15,8 +15,9 @@ use crate::transcript::{CallRecord, Exchange};
 pub const DEADLINE_PROPAGATED: CheckId = CheckId::new("deadline-propagated");
 
 /// How much later than the harness the executor may start its clock, plus the request's own transit, before a
-/// header above the time left counts as an inflated deadline. Generous: the machines that run this are loaded.
-pub(super) const TRANSIT_TOLERANCE_MS: u64 = 500;
+/// header above the time left counts as an inflated deadline. Generous: on a loaded 2-core CI machine a loopback
+/// request was seen to take over 500 ms, and the scenario that proves the check is 1.5 s over.
+pub(super) const TRANSIT_TOLERANCE_MS: u64 = 1000;
 
 pub(super) const CHECK: Check = Check {
     id: DEADLINE_PROPAGATED,
@@ -102,9 +103,9 @@ mod tests {
     fn the_whole_budget_again_after_a_slow_request_fails() {
         history(
             "submit refund_order budget=3000 -> ok; request GET /orders/ord_123 -> 200 deadline=3000; \
-             request POST /refunds -> committed deadline=3000 after=1000",
+             request POST /refunds -> committed deadline=3000 after=1500",
         )
-        .fails(&CHECK, "arrived 1000 ms into a 3000 ms budget, so at most 2000 ms were left, but it says 3000 ms");
+        .fails(&CHECK, "arrived 1500 ms into a 3000 ms budget, so at most 1500 ms were left, but it says 3000 ms");
     }
 
     #[test]

@@ -359,8 +359,15 @@ mod tests {
     async fn refunds_respect_the_refundable_amount() {
         let world = world(false);
         assert_eq!(world.handle(&refund("a", 80)).status, 201);
-        assert_eq!(world.handle(&refund("b", 30)).status, 422);
+        let refused = world.handle(&refund("b", 30));
+        assert_eq!(refused.status, 422);
         assert_eq!(world.ledger().len(), 1);
+        let body = String::from_utf8(refused.body).expect("utf-8");
+        assert!(body.contains("amount_exceeds_refundable"), "the machine-readable reason: {body}");
+        assert!(
+            LEAK_MARKERS.iter().any(|marker| body.contains(marker)),
+            "every refusal carries internal text that no-secret-leak looks for: {body}"
+        );
     }
 
     #[tokio::test]

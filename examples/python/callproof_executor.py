@@ -195,6 +195,8 @@ def _find_duplicate(value, path=()):
 
 
 def _position(text, char_offset):
+    """Line, column and offset of one byte (docs/errors.md): a truncated text's is its last byte, not the end."""
+    char_offset = min(char_offset, max(len(text) - 1, 0))
     prefix = text[:char_offset].encode("utf-8", "surrogatepass")
     line = prefix.count(b"\n") + 1
     column = len(prefix) - (prefix.rfind(b"\n") + 1) + 1

@@ -229,7 +229,10 @@ fn pointer(innermost_first: Vec<Segment>) -> String {
     path
 }
 
-/// serde_json reports the line and the count of bytes read on it; turn that into our three numbers.
+/// serde_json reports the line and the count of bytes read on it; turn that into our three numbers, which all
+/// locate one byte: the last byte read, where the parser gave up (docs/errors.md, `invalid_json`). serde_json
+/// counts a newline it has just read as the start of the next line (column 0), so the line and column are
+/// recomputed from the offset: a raw newline inside a string is on the line it ends, not the one after.
 fn position_of(bytes: &[u8], line: usize, column: usize) -> Position {
     let mut start_of_line = 0;
     let mut newlines_left = line.saturating_sub(1);
@@ -245,7 +248,10 @@ fn position_of(bytes: &[u8], line: usize, column: usize) -> Position {
         }
     }
     let offset = (start_of_line + column).saturating_sub(1).min(bytes.len().saturating_sub(1));
-    Position { line: line.max(1), column: column.max(1), offset }
+    let before = bytes.get(..offset).unwrap_or_default();
+    let line_start = before.iter().rposition(|byte| *byte == b'\n').map_or(0, |newline| newline + 1);
+    let line = 1 + before.iter().filter(|byte| **byte == b'\n').count();
+    Position { line, column: offset - line_start + 1, offset }
 }
 
 fn strip_position(message: &str) -> String {
@@ -354,6 +360,27 @@ mod tests {
         ];
         for text in corpus {
             assert_eq!(parse_strict_str(text, 64), parse_strict(text.as_bytes(), 64), "{text}");
+        }
+    }
+
+    #[test]
+    fn line_column_and_offset_locate_the_same_byte() {
+        let located = |text: &str| match fault(text) {
+            JsonFault::Syntax { position, .. } => (position.line, position.column, position.offset),
+            other => panic!("{other:?}"),
+        };
+        // A raw newline inside a string: the newline itself, on the line it ends.
+        assert_eq!(located("{\"a\":\"x\ny\"}"), (1, 8, 7));
+        assert_eq!(located("{\n\"a\":\"x\ny\"}"), (2, 7, 8));
+        // A bad escape: the character after the backslash.
+        assert_eq!(located(r#"{"a":"\q"}"#), (1, 8, 7));
+        // Truncated: the last byte there is; empty: the start.
+        assert_eq!(located(r#"{"a":"#), (1, 5, 4));
+        assert_eq!(located(""), (1, 1, 0));
+        for text in ["{\"a\":\"x\ny\"}", "{\n  \"a\": True\n}", "{\n\n\"a\":\"\u{1}\"}"] {
+            let (line, column, offset) = located(text);
+            let line_start = text[..offset].rfind('\n').map_or(0, |newline| newline + 1);
+            assert_eq!((line, column), (1 + text[..offset].matches('\n').count(), offset - line_start + 1), "{text:?}");
         }
     }
 

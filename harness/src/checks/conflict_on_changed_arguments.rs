@@ -1,9 +1,12 @@
 //! `conflict-on-changed-arguments`: the same business request with changed arguments answers
 //! idempotency_conflict and sends nothing.
 //!
-//! Rule enforced here: only a `changed` call whose operation was recorded by an earlier call (one that got past
-//! authorization) can conflict; a changed call refused for its own input or authorization, or changed back to
-//! what was recorded, is not judged.
+//! Rule enforced here: only a `changed` call whose operation was recorded by an earlier call can conflict. An
+//! earlier call recorded its arguments when it got as far as the idempotency stage (it answered ok, or its
+//! envelope carries `meta.idempotency_key`, which docs/envelope.schema.json gives only from that stage on) or
+//! sent a side-effecting request. A call refused before the claim (a spent budget, a failed ownership lookup,
+//! authorization, input) recorded nothing, per docs/errors.md, so the next call is free to execute. A changed
+//! call refused for its own input or authorization, or changed back to what was recorded, is not judged.
 
 use super::{Check, CheckId, Context, Judgement, Level, Outcome, refused_up_front};
 use crate::transcript::CallRecord;
@@ -28,7 +31,7 @@ fn run(context: &Context<'_>) -> Outcome {
         if !context.has_side_effect(&operation.tool) {
             continue;
         }
-        // The first earlier call that got past authorization is the one whose arguments were recorded.
+        // The first earlier call that reached the idempotency stage is the one whose arguments were recorded.
         let recorded = context
             .calls_of(operation)
             .take_while(|earlier| earlier.index != call.index)
@@ -60,16 +63,13 @@ fn run(context: &Context<'_>) -> Outcome {
     judgement.outcome()
 }
 
-/// Whether an earlier call got far enough to record its arguments: it was not refused up front and it
-/// answered an error of a later stage, answered ok, or sent a side-effecting request.
+/// Whether an earlier call got far enough to record its arguments: it answered ok, its envelope names the
+/// operation's idempotency key, or it sent a side-effecting request. An error code alone says nothing: a spent
+/// budget or a failed lookup is answered before any record exists.
 fn recorded_its_arguments(context: &Context<'_>, earlier: &CallRecord) -> bool {
-    match earlier.code() {
-        Some(_) => !refused_up_front(earlier),
-        None => {
-            earlier.ok()
-                || context.transcript.exchanges_of_call(earlier.index).any(|exchange| exchange.record.side_effect)
-        }
-    }
+    earlier.ok()
+        || earlier.envelope().is_some_and(|envelope| envelope.meta().idempotency_key.is_some())
+        || context.transcript.exchanges_of_call(earlier.index).any(|exchange| exchange.record.side_effect)
 }
 
 /// Canonical JSON of arguments as the harness reads them (raw text that is not JSON stays as it is).
@@ -101,6 +101,26 @@ mod tests {
         )
         .fails(&CHECK, "changed arguments under one business request answered ok");
         assert!(violations.iter().any(|violation| violation.message.contains("reached the downstream as request #1")));
+    }
+
+    #[test]
+    fn an_earlier_error_that_named_the_key_recorded_the_arguments() {
+        history("submit refund_order -> dependency_unavailable reason=unavailable key=k1; changed -> ok")
+            .fails(&CHECK, "changed arguments under one business request answered ok");
+        history("submit refund_order -> dependency_unavailable reason=unavailable key=k1; changed -> idempotency_conflict")
+            .passes(&CHECK);
+    }
+
+    #[test]
+    fn an_earlier_refusal_before_the_claim_recorded_nothing() {
+        // docs/errors.md: a budget spent before the lookup, or a failed ownership lookup, leaves no record.
+        history("submit refund_order -> timeout_not_started reason=deadline_elapsed; changed -> ok").skips(&CHECK);
+        history(
+            "submit refund_order -> dependency_unavailable reason=resource_lookup_failed
+             request GET /orders/ord_1 -> 503
+             changed -> ok; request POST /refunds -> committed",
+        )
+        .skips(&CHECK);
     }
 
     #[test]

@@ -20,8 +20,9 @@
 //! `retryable=` or `resolution=` to lie about the table), `killed`, `no-answer`, `broken` or `garbage` (not an
 //! envelope), each optionally with `rid=ID|none` and `key=KEY` for the envelope's meta. Requests answer
 //! `committed`, `deduplicated`, `abandoned`, a status or `dropped`, with `key=`, `fault=`, `deadline=`, `rid=`,
-//! `reply=`, `effect=`, `owner=`, `tenant=`, `after=MS` (arrival after the call was sent, default 1), `call=N` or
-//! `stray`. A fault is its kind and its parameters, comma
+//! `reply=`, `effect=`, `owner=`, `tenant=`, `after=MS` (arrival after the call was sent, default 1),
+//! `answered=MS` (when the answer left, after the call was sent; default: on arrival, none when dropped), `call=N`
+//! or `stray`. A fault is its kind and its parameters, comma
 //! separated: `fault=commit_then_drop`, `fault=rate_limit,retry_after=2`.
 
 use super::{Check, Context, Outcome, Violation};
@@ -224,11 +225,15 @@ impl History {
             Some(id) => Some(id.to_owned()),
             None => owner.and_then(|call| call.request_id().map(str::to_owned)).or(Some(format!("req_x{index}"))),
         };
+        let since_call = |name: &str, default: u64| {
+            owner.map_or(0, |call| {
+                call.started_ms + attribute(outcome, name).map_or(default, |ms| ms.parse::<u64>().expect("a number"))
+            })
+        };
+        let at_ms = since_call("after", 1);
         let record = RequestRecord {
             index,
-            at_ms: owner.map_or(0, |call| {
-                call.started_ms + attribute(outcome, "after").map_or(1, |ms| ms.parse::<u64>().expect("a number"))
-            }),
+            at_ms,
             endpoint: endpoint_of(method, path_only),
             method: (*method).to_owned(),
             path: (*path).to_owned(),
@@ -247,6 +252,8 @@ impl History {
                 .map(|fault| Fired { step: owner.map_or(0, |call| call.step), kind: fault_kind(fault) }),
             handling,
             status,
+            answered_ms: status
+                .map(|_| since_call("answered", at_ms.saturating_sub(owner.map_or(0, |call| call.started_ms)))),
             reply: attribute(outcome, "reply").unwrap_or("{}").to_owned(),
         };
         if let Some(call) = call {

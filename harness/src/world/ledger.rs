@@ -123,6 +123,9 @@ pub struct RequestRecord {
     pub handling: Handling,
     /// The status answered, or `None` when the connection was dropped.
     pub status: Option<u16>,
+    /// When the answer left (ms since the world started, after any injected delay), or `None` when the
+    /// connection was dropped instead. Lets a check tell a late answer from a prompt one.
+    pub answered_ms: Option<u64>,
     /// The body answered (for evidence; truncated).
     pub reply: String,
 }

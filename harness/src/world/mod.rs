@@ -237,7 +237,8 @@ impl World {
         let record = record(incoming, endpoint.clone(), &answer, &bytes, drop_connection);
         let fired = fault.map(|armed| armed.fired());
         let index = state.requests.len();
-        state.requests.push(RequestRecord { index, at_ms, fault: fired, ..record });
+        let answered_ms = (!drop_connection).then(|| at_ms.saturating_add(delay.as_millis() as u64));
+        state.requests.push(RequestRecord { index, at_ms, answered_ms, fault: fired, ..record });
         Reply { status: answer.status, headers: answer.headers, body: bytes, delay, drop_connection }
     }
 }
@@ -262,6 +263,7 @@ fn record(incoming: &Incoming, endpoint: String, answer: &Outgoing, bytes: &[u8]
         fault: None,
         handling: answer.handling.clone(),
         status: (!dropped).then_some(answer.status),
+        answered_ms: None,
         reply: String::from_utf8_lossy(bytes).chars().take(MAX_REPLY_EVIDENCE).collect(),
     }
 }

@@ -199,7 +199,14 @@ impl ToExecutor {
         let (kind, members) = tagged(line)?;
         match kind.as_str() {
             "hello" => fields(&kind, members).map(ToExecutor::Hello),
-            "execute" => fields(&kind, members).map(ToExecutor::Execute),
+            "execute" => {
+                let execute: Execute = fields(&kind, members)?;
+                if execute.attempt == 0 {
+                    let why = "`attempt` is 0; attempts count from 1".to_owned();
+                    return Err(ParseError::Malformed { kind, id: Some(execute.id), why });
+                }
+                Ok(ToExecutor::Execute(execute))
+            }
             _ => Err(ParseError::UnexpectedType(kind, "hello or execute messages")),
         }
     }

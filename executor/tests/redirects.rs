@@ -1,5 +1,6 @@
-//! A downstream redirect is an answer, never an instruction: the reference executor's HTTP client follows no
-//! redirect, and a request that was sent and answered 3xx is never reported as not sent.
+//! Answers outside the contract: a downstream redirect is an answer, never an instruction (the HTTP client follows
+//! no redirect, and a request that was sent and answered 3xx is never reported as not sent); a body over the size
+//! limit is dropped, and only a success, whose body is its result, becomes unknown for it.
 //!
 //! Each test runs the conformance app over real HTTP against wiremock on loopback. Before the fix (reqwest's
 //! default policy follows up to ten redirects) a refund answered `302` to an unreachable address was reported
@@ -171,4 +172,35 @@ async fn a_redirected_read_is_a_retryable_dependency_failure_and_is_not_followed
     assert_eq!(error.code().as_str(), "dependency_unavailable");
     assert!(error.retryable());
     assert_eq!(error.details()["reason"], "unexpected_answer");
+}
+
+/// Status over size (issue 12 item 7): a refusal or an outage whose body is over the limit is still a definite
+/// answer from its status line; only a success, whose body is the result, becomes unknown when it is unreadable.
+#[tokio::test]
+async fn an_oversized_body_drops_the_body_but_keeps_a_definite_status() {
+    let oversized = "x".repeat(callproof_executor::app::MAX_RESPONSE_BYTES + 1);
+    let server = MockServer::start().await;
+    let executor = executor_against(&server).await;
+    Mock::given(method("POST"))
+        .and(path("/refunds"))
+        .respond_with(ResponseTemplate::new(503).set_body_string(oversized.clone()))
+        .up_to_n_times(1)
+        .mount(&server)
+        .await;
+    let unavailable = executor.execute(refund_attempt(1)).await;
+    let json = unavailable.to_json();
+    let error = unavailable.error.as_ref().unwrap_or_else(|| panic!("a 503 is not a success: {json:#}"));
+    assert_eq!(error.code().as_str(), "dependency_unavailable", "{json:#}");
+    assert_eq!(error.details()["downstream_status"], 503, "{json:#}");
+    assert!(error.retryable(), "{json:#}");
+
+    Mock::given(method("POST"))
+        .and(path("/refunds"))
+        .respond_with(ResponseTemplate::new(201).set_body_string(oversized))
+        .mount(&server)
+        .await;
+    let unreadable = executor.execute(refund_attempt(2)).await;
+    let json = unreadable.to_json();
+    let error = unreadable.error.as_ref().unwrap_or_else(|| panic!("an unreadable success is not ok: {json:#}"));
+    assert_eq!(error.code().as_str(), "timeout_unknown", "a success whose body cannot be read: {json:#}");
 }

@@ -65,6 +65,17 @@ pub enum SendError {
     Lost,
 }
 
+/// Why an [`HttpDownstream`] cannot be set up.
+#[derive(Debug, thiserror::Error)]
+pub enum HttpSetupError {
+    /// The base URL cannot address a downstream.
+    #[error("downstream URL {0:?} is not usable: {1}")]
+    Url(String, String),
+    /// The HTTP client could not be built.
+    #[error("cannot build the HTTP client: {0}")]
+    Client(reqwest::Error),
+}
+
 /// Sends requests to the downstream.
 #[async_trait]
 pub trait Downstream: Send + Sync {
@@ -86,14 +97,29 @@ impl HttpDownstream {
     /// A downstream at `base_url` (e.g. `http://127.0.0.1:8080`).
     ///
     /// # Errors
-    /// When the HTTP client cannot be built.
-    pub fn new(base_url: &str) -> Result<HttpDownstream, reqwest::Error> {
+    /// [`HttpSetupError::Url`] when `base_url` is not an `http` or `https` URL with a host and nothing after the
+    /// path (every call would otherwise fail as "not sent"); [`HttpSetupError::Client`] when the HTTP client cannot
+    /// be built.
+    pub fn new(base_url: &str) -> Result<HttpDownstream, HttpSetupError> {
+        let url = reqwest::Url::parse(base_url)
+            .map_err(|error| HttpSetupError::Url(base_url.to_owned(), error.to_string()))?;
+        let wrong = |why: &str| HttpSetupError::Url(base_url.to_owned(), why.to_owned());
+        if !matches!(url.scheme(), "http" | "https") {
+            return Err(wrong("the scheme is not http or https"));
+        }
+        if url.host_str().is_none_or(str::is_empty) {
+            return Err(wrong("there is no host"));
+        }
+        if url.query().is_some() || url.fragment().is_some() {
+            return Err(wrong("a base URL has no query or fragment"));
+        }
         // Following a redirect would resend the request, identity headers and key included, to wherever the
         // downstream points, and turn a refused connection there into "not sent" for a request that arrived.
         let client = reqwest::Client::builder()
             .connect_timeout(Duration::from_secs(5))
             .redirect(reqwest::redirect::Policy::none())
-            .build()?;
+            .build()
+            .map_err(HttpSetupError::Client)?;
         Ok(HttpDownstream { client, base_url: base_url.trim_end_matches('/').to_owned() })
     }
 }
@@ -129,8 +155,14 @@ impl Downstream for HttpDownstream {
         loop {
             match response.chunk().await {
                 Ok(Some(chunk)) if body.len() + chunk.len() <= MAX_RESPONSE_BYTES => body.extend_from_slice(&chunk),
-                // Too long, or cut short: the request arrived, but its answer is unusable.
-                Ok(Some(_)) | Err(_) => return Err(SendError::Lost),
+                // A success's body is its result: too long or cut short, the answer is unusable and the outcome
+                // unknown. Any other status line is already a definite answer (refused, unavailable, limited):
+                // keep the status, drop the body it cannot be read from.
+                Ok(Some(_)) | Err(_) if (200..300).contains(&status) => return Err(SendError::Lost),
+                Ok(Some(_)) | Err(_) => {
+                    body.clear();
+                    break;
+                }
                 Ok(None) => break,
             }
         }

@@ -13,7 +13,9 @@ mod resources;
 mod variant;
 
 pub use catalog::{BusinessRule, CatalogEntry, HttpContract, ResourceBinding, catalog};
-pub use downstream::{Downstream, HttpDownstream, HttpRequest, HttpResponse, MAX_RESPONSE_BYTES, SendError};
+pub use downstream::{
+    Downstream, HttpDownstream, HttpRequest, HttpResponse, HttpSetupError, MAX_RESPONSE_BYTES, SendError,
+};
 pub use http_tool::HttpTool;
 pub use resources::HttpResources;
 pub use variant::{AssembleError, Variant};

@@ -5,9 +5,10 @@
 use callproof_executor::app::Variant;
 use callproof_executor::store::Locator;
 use std::path::PathBuf;
+use tokio::sync::Semaphore;
 
 pub(crate) const USAGE: &str = "\
-usage: callproof-executor --stdio [--store STORE] [--namespace NAME] [--mutant NAME]
+usage: callproof-executor --stdio [--store STORE] [--namespace NAME] [--max-in-flight N] [--mutant NAME]
 
 Serves the callproof conformance app as the reference executor, speaking the adapter protocol callproof/1
 (docs/protocol.md) as JSON lines on stdin and stdout. Logs go to stderr.
@@ -20,6 +21,8 @@ Serves the callproof conformance app as the reference executor, speaking the ada
                       postgres:URL           PostgreSQL, shared by replicas (URL: postgres://user@host:port/db)
                       redis:URL              Redis, shared by replicas (URL: redis://host:port/db)
   --namespace NAME  PostgreSQL schema or Redis key prefix (default callproof)
+  --max-in-flight N calls run at once (default 64, at least 1); past that the next line waits to be read
+                    until one finishes, so memory and downstream connections stay bounded
   --mutant NAME     run a known-bad variant of the reference executor (see `callproof mutants`); needs a
                     build with the `mutants` feature (cargo build -p callproof-executor --features mutants)
   --help, --version
@@ -32,7 +35,13 @@ pub(crate) struct Options {
     pub(crate) variant: Variant,
     /// The name of the mutant, when one was chosen.
     pub(crate) mutant: Option<&'static str>,
+    /// How many calls may run at once before stdin is left unread.
+    pub(crate) max_in_flight: usize,
 }
+
+/// The default of `--max-in-flight`: far above what the harness sends at once, far below what would exhaust
+/// memory with large arguments.
+const DEFAULT_MAX_IN_FLIGHT: usize = 64;
 
 pub(crate) enum Parsed {
     Run(Options),
@@ -52,6 +61,7 @@ pub(crate) fn parse(mut args: impl Iterator<Item = String>) -> Result<Parsed, St
     let mut namespace = "callproof".to_owned();
     let mut variant = Variant::REFERENCE;
     let mut mutant = None;
+    let mut max_in_flight = DEFAULT_MAX_IN_FLIGHT;
     while let Some(arg) = args.next() {
         let (name, inline) = match arg.split_once('=') {
             Some((name, value)) if name.starts_with("--") => (name.to_owned(), Some(value.to_owned())),
@@ -62,6 +72,15 @@ pub(crate) fn parse(mut args: impl Iterator<Item = String>) -> Result<Parsed, St
             "--stdio" => stdio = true,
             "--store" => store = value("--store")?.parse().map_err(|error| format!("--store {error}"))?,
             "--namespace" => namespace = value("--namespace")?,
+            "--max-in-flight" => {
+                let given = value("--max-in-flight")?;
+                max_in_flight = match given.parse::<usize>() {
+                    Ok(count) if (1..=Semaphore::MAX_PERMITS).contains(&count) => count,
+                    _ => {
+                        return Err(format!("--max-in-flight {given:?}: expected a whole number of calls, at least 1"));
+                    }
+                };
+            }
             "--mutant" => {
                 let (name, chosen) = known_bad(&value("--mutant")?)?;
                 (mutant, variant) = (Some(name), chosen);
@@ -74,7 +93,7 @@ pub(crate) fn parse(mut args: impl Iterator<Item = String>) -> Result<Parsed, St
     if !stdio {
         return Err("say --stdio: the adapter protocol over stdin/stdout is the only transport".to_owned());
     }
-    Ok(Parsed::Run(Options { store, namespace, variant, mutant }))
+    Ok(Parsed::Run(Options { store, namespace, variant, mutant, max_in_flight }))
 }
 
 /// The mutant called `name`.

@@ -1,8 +1,12 @@
 //! The serving loop: hello → capabilities, then execute requests, many in flight, answered as they finish.
 //!
 //! Rule enforced here: one task per request, one writer for stdout, so answers are whole lines in whatever
-//! order the calls finish; a line the executor cannot read is answered with an `error` message naming the
-//! request when it can; at the end of stdin every call in flight is answered before the process exits.
+//! order the calls finish; a message the executor cannot accept (not a message, `attempt` 0, a request id that
+//! is still in flight) is answered with an `error` message naming the request when it can. At most
+//! `--max-in-flight` calls run at once: past that, the next line is not read until one finishes (back-pressure,
+//! so memory and downstream connections stay bounded). A line that cannot be read at all (not UTF-8, over the
+//! limit, cut off by the end of stdin) ends the session with an exit code that is not 0, after every call in
+//! flight is answered; so does the plain end of stdin, with exit 0.
 
 use crate::options::Options;
 use crate::session::SessionStore;
@@ -12,9 +16,10 @@ use callproof_executor::lines::{self, LineError, MAX_LINE_BYTES};
 use callproof_executor::protocol::{Capabilities, DURABLE_STORE, FromExecutor, Hello, ToExecutor, VERSION};
 use callproof_executor::store::{OpenOptions, PostgresOptions, Store};
 use callproof_executor::{Config, Executor};
-use std::sync::Arc;
+use std::collections::BTreeSet;
+use std::sync::{Arc, Mutex};
 use tokio::io::{AsyncBufRead, AsyncWriteExt, BufReader};
-use tokio::sync::mpsc;
+use tokio::sync::{Semaphore, mpsc};
 
 /// Serves one harness session on stdin/stdout.
 pub(crate) async fn serve(options: Options) -> Result<(), String> {
@@ -46,24 +51,37 @@ pub(crate) async fn serve(options: Options) -> Result<(), String> {
     );
 
     let mut calls = tokio::task::JoinSet::new();
+    let slots = Arc::new(Semaphore::new(options.max_in_flight));
+    let in_flight: Arc<Mutex<BTreeSet<String>>> = Arc::default();
+    let mut unreadable = None;
     loop {
+        // Back-pressure: a line is read only when a call may start.
+        let Ok(slot) = slots.clone().acquire_owned().await else { break };
         let line = match read_line(&mut stdin).await {
             Ok(Some(line)) => line,
             Ok(None) => break,
             Err(message) => {
-                send(&lines, FromExecutor::Error { id: None, message });
+                send(&lines, FromExecutor::Error { id: None, message: message.clone() });
+                unreadable = Some(message);
                 break;
             }
         };
         while calls.try_join_next().is_some() {}
         match ToExecutor::parse(&line) {
             Ok(ToExecutor::Execute(execute)) => {
-                let executor = executor.clone();
-                let lines = lines.clone();
+                if !lock(&in_flight).insert(execute.id.clone()) {
+                    let message = format!("request id {:?} is already in flight; ids must be unique", execute.id);
+                    send(&lines, FromExecutor::Error { id: Some(execute.id), message });
+                    continue;
+                }
+                let (executor, lines, in_flight) = (executor.clone(), lines.clone(), in_flight.clone());
                 calls.spawn(async move {
                     let (id, request) = execute.into_request();
                     let envelope = executor.execute(request).await.to_json();
+                    // Free the id before answering: the harness may reuse it as soon as it reads the answer.
+                    lock(&in_flight).remove(&id);
                     send(&lines, FromExecutor::Result { id, envelope });
+                    drop(slot);
                 });
             }
             Ok(ToExecutor::Hello(_)) => {
@@ -77,7 +95,16 @@ pub(crate) async fn serve(options: Options) -> Result<(), String> {
     }
     while calls.join_next().await.is_some() {}
     drop(lines);
-    writer.await.map_err(|error| format!("the stdout writer failed: {error}"))?
+    writer.await.map_err(|error| format!("the stdout writer failed: {error}"))??;
+    match unreadable {
+        Some(message) => Err(format!("session ended: {message}")),
+        None => Ok(()),
+    }
+}
+
+/// The set of ids in flight; a panic elsewhere cannot leave it unusable, since each change is one call.
+fn lock(ids: &Mutex<BTreeSet<String>>) -> std::sync::MutexGuard<'_, BTreeSet<String>> {
+    ids.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// What this executor declares in answer to hello.
@@ -96,8 +123,7 @@ fn capabilities(options: &Options, durable: bool) -> Capabilities {
 }
 
 fn build(options: &Options, hello: &Hello, store: Arc<dyn Store>, durable: bool) -> Result<Executor, String> {
-    let downstream = HttpDownstream::new(&hello.downstream_url)
-        .map_err(|error| format!("cannot build an HTTP client for {}: {error}", hello.downstream_url))?;
+    let downstream = HttpDownstream::new(&hello.downstream_url).map_err(|error| format!("hello: {error}"))?;
     let store: Arc<dyn Store> = if durable { Arc::new(SessionStore::new(&hello.session, store)) } else { store };
     options
         .variant

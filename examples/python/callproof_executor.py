@@ -302,7 +302,10 @@ def parse_raw(text):
     except json.JSONDecodeError as error:
         if deep_at is not None and deep_at < error.pos:
             raise _too_deep(text, deep_at)
-        raise _invalid_json(text, error.pos, _syntax_hint(text, error))
+        # docs/errors.md: a bad escape's offending byte is the character after the backslash (Python names the
+        # backslash itself).
+        at = error.pos + 1 if error.msg.startswith("Invalid \\escape") else error.pos
+        raise _invalid_json(text, at, _syntax_hint(text, error))
     if deep_at is not None:
         raise _too_deep(text, deep_at)
     if _has_surrogate(value):
@@ -352,9 +355,33 @@ StrictValidator = jsonschema.validators.extend(jsonschema.Draft202012Validator, 
 
 
 def _violations(validator, value):
-    errors = sorted(validator.iter_errors(value), key=lambda error: list(error.absolute_path))
+    # By place, and at one place a wrong type first (docs/errors.md): -0 or 1e30 is no integer before it is
+    # below a minimum or above a maximum.
+    errors = sorted(validator.iter_errors(value),
+                    key=lambda error: (list(error.absolute_path), error.validator != "type"))
     return [{"path": _pointer(error.absolute_path), "keyword": str(error.validator),
-             "message": "does not satisfy `%s`" % error.validator} for error in errors]
+             "message": "does not satisfy `%s`" % error.validator, "members": _members(error)} for error in errors]
+
+
+def _members(error):
+    """Pointers of the members a `required` error finds missing, or an `additionalProperties` error unexpected."""
+    instance, at = error.instance, list(error.absolute_path)
+    if not isinstance(instance, dict):
+        return []
+    if error.validator == "required":
+        return [_pointer(at + [name]) for name in error.validator_value if name not in instance]
+    if error.validator == "additionalProperties":
+        declared = error.schema.get("properties", {})
+        return [_pointer(at + [name]) for name in instance if name not in declared][:32]
+    return []
+
+
+def _named(violations, keyword):
+    named = []
+    for violation in violations:
+        if violation["keyword"] == keyword:
+            named.extend(member for member in violation["members"] if member not in named)
+    return named
 
 
 class Tool:
@@ -387,9 +414,12 @@ def decode(call, tools):
     violations = _violations(tool.input, value)
     if violations:
         first = violations[0]
+        named = {name: _named(violations, keyword) for name, keyword in
+                 (("missing", "required"), ("unexpected", "additionalProperties"))}
+        listed = [{key: item for key, item in violation.items() if key != "members"} for violation in violations[:10]]
         raise Refusal("schema_violation", "the arguments do not match the tool's input schema", path=first["path"],
-                      keyword=first["keyword"], violations=violations[:10],
-                      violations_truncated=len(violations) > 10)
+                      keyword=first["keyword"], violations=listed, violations_truncated=len(violations) > 10,
+                      **{name: members for name, members in named.items() if members})
     text = canonical(value)
     return tool, value, text, sha256_hex(text)
 

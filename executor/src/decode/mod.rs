@@ -100,7 +100,8 @@ pub(crate) fn find_tool(tools: &Tools, name: &str) -> Result<Arc<Registered>, Er
 /// Validates the arguments against the tool's input schema.
 ///
 /// # Errors
-/// `schema_violation` with the first violation's path and keyword and a bounded list of all of them.
+/// `schema_violation` with the first violation's path and keyword, a bounded list of all of them, and the
+/// pointers of the members that are `missing` (required) or `unexpected` (not allowed), when there are any.
 pub(crate) fn check_schema(tool: &Registered, arguments: &Value, limits: &Limits) -> Result<(), ErrorBody> {
     if tool.input.is_valid(arguments) {
         return Ok(());
@@ -110,15 +111,27 @@ pub(crate) fn check_schema(tool: &Registered, arguments: &Value, limits: &Limits
         path: String::new(),
         keyword: "schema".to_owned(),
         message: "the arguments do not match the schema".to_owned(),
+        members: Vec::new(),
     });
-    Err(ErrorBody::new(
+    let members_of = |keyword: &str| -> Vec<String> {
+        let named = violations.iter().filter(|violation| violation.keyword == keyword);
+        named.flat_map(|violation| violation.members.iter().cloned()).collect()
+    };
+    let (missing, unexpected) = (members_of("required"), members_of("additionalProperties"));
+    let mut body = ErrorBody::new(
         ErrorCode::SchemaViolation,
         format!("argument {} is invalid: {}", display_path(&first.path), first.message),
     )
     .with("path", first.path.clone())
     .with("keyword", first.keyword.clone())
     .with("violations", violations.iter().map(Violation::to_json).collect::<Vec<_>>())
-    .with("violations_truncated", truncated))
+    .with("violations_truncated", truncated);
+    for (name, members) in [("missing", missing), ("unexpected", unexpected)] {
+        if !members.is_empty() {
+            body = body.with(name, members);
+        }
+    }
+    Err(body)
 }
 
 /// Canonical form and hash of arguments that passed every check.

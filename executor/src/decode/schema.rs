@@ -5,8 +5,10 @@
 //! spec accepts them, because parsers in other languages read them as floats. Violations never echo the
 //! value of a field marked `"x-sensitive": true`, and their number and length are bounded.
 
+use jsonschema::error::ValidationErrorKind;
 use jsonschema::{Keyword, ValidationError, Validator};
 use serde_json::{Value, json};
+use std::collections::BTreeMap;
 
 /// The keyword the compiler adds next to every `"type": "integer"`.
 const INTEGER_LITERAL: &str = "x-callproof-integer-literal";
@@ -14,6 +16,10 @@ const INTEGER_LITERAL: &str = "x-callproof-integer-literal";
 pub const SENSITIVE: &str = "x-sensitive";
 /// Longest message kept from the validator.
 const MAX_MESSAGE_CHARS: usize = 200;
+/// How many violations are looked at, at most, to order the ones reported.
+const VIOLATIONS_EXAMINED: usize = 256;
+/// How many unexpected members one violation names, at most.
+const MAX_MEMBERS_NAMED: usize = 32;
 
 /// A schema compiled for validation.
 pub struct CompiledSchema {
@@ -36,6 +42,9 @@ pub struct Violation {
     pub keyword: String,
     /// For people; the value is masked when the field is sensitive.
     pub message: String,
+    /// For `required`, the pointers of the missing members; for `additionalProperties`, of the unexpected
+    /// ones: what a client matches on, since messages are for people.
+    pub members: Vec<String>,
 }
 
 impl Violation {
@@ -68,17 +77,20 @@ impl CompiledSchema {
         self.validator.is_valid(value)
     }
 
-    /// Up to `limit` violations in the validator's order, and whether there were more.
+    /// Up to `limit` violations, and whether there were more. They come in the validator's order, except that
+    /// a `type` violation goes before every other violation of the same value: a number that is no integer
+    /// literal (`1e30`, `-0`, `100.0`) is first of all the wrong type, whatever `minimum` or `maximum` make of
+    /// its rounded value. At most [`VIOLATIONS_EXAMINED`] are looked at to find them.
     pub fn violations(&self, value: &Value, limit: usize) -> (Vec<Violation>, bool) {
-        let mut found = Vec::new();
-        let mut truncated = false;
-        for error in self.validator.iter_errors(value) {
-            if found.len() == limit {
-                truncated = true;
-                break;
-            }
-            found.push(self.violation(&error));
+        let mut found: Vec<Violation> =
+            self.validator.iter_errors(value).take(VIOLATIONS_EXAMINED).map(|error| self.violation(&error)).collect();
+        let mut first_at: BTreeMap<String, usize> = BTreeMap::new();
+        for (index, violation) in found.iter().enumerate() {
+            first_at.entry(violation.path.clone()).or_insert(index);
         }
+        found.sort_by_key(|violation| (first_at[&violation.path], violation.keyword != "type"));
+        let truncated = found.len() > limit;
+        found.truncate(limit);
         (found, truncated)
     }
 
@@ -108,7 +120,15 @@ impl CompiledSchema {
         } else {
             (error.kind().keyword().to_owned(), error.to_string())
         };
-        Violation { path, keyword, message: truncate(raw_message) }
+        let member = |name: &str| format!("{path}/{}", name.replace('~', "~0").replace('/', "~1"));
+        let members = match error.kind() {
+            ValidationErrorKind::Required { property } => property.as_str().map(member).into_iter().collect(),
+            ValidationErrorKind::AdditionalProperties { unexpected } => {
+                unexpected.iter().take(MAX_MEMBERS_NAMED).map(|name| member(name)).collect()
+            }
+            _ => Vec::new(),
+        };
+        Violation { path, keyword, message: truncate(raw_message), members }
     }
 }
 
@@ -223,6 +243,42 @@ mod tests {
         }
         let ok: Value = serde_json::from_str(r#"{"order_id":"ord_1","amount":100}"#).expect("json");
         assert!(schema.is_valid(&ok));
+    }
+
+    #[test]
+    fn a_number_that_is_no_integer_literal_is_a_type_violation_first() {
+        let schema = CompiledSchema::compile(&json!({
+            "type": "object",
+            "properties": {"amount": {"type": "integer", "minimum": 1, "maximum": 1000}}
+        }))
+        .expect("schema");
+        for text in [
+            r#"{"amount":1e30}"#,
+            r#"{"amount":-0}"#,
+            r#"{"amount":-1e30}"#,
+            r#"{"amount":123456789012345678901234567890}"#,
+        ] {
+            let value: Value = serde_json::from_str(text).expect("json");
+            let (violations, _) = schema.violations(&value, 10);
+            assert_eq!(
+                (violations[0].path.as_str(), violations[0].keyword.as_str()),
+                ("/amount", "type"),
+                "{text}: {violations:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn missing_and_unexpected_members_are_named_as_pointers() {
+        let schema = CompiledSchema::compile(&refund_schema()).expect("schema");
+        let (violations, _) = schema.violations(&json!({"amount": 5, "note": "x", "a/b": 1}), 10);
+        let named = |keyword: &str| -> Vec<String> {
+            violations.iter().filter(|violation| violation.keyword == keyword).flat_map(|v| v.members.clone()).collect()
+        };
+        assert_eq!(named("required"), ["/order_id"]);
+        let mut unexpected = named("additionalProperties");
+        unexpected.sort();
+        assert_eq!(unexpected, ["/a~1b", "/note"]);
     }
 
     #[test]

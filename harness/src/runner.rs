@@ -419,6 +419,7 @@ impl Session<'_> {
             records,
             records_read_at_ms: self.clock.wall_ms(),
             tasks: self.world.tasks(),
+            index: Default::default(),
         }
     }
 

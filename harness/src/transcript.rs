@@ -255,27 +255,77 @@ pub struct Transcript {
     pub records_read_at_ms: u64,
     /// The fate of every task (export job) the downstream started: the ground truth of task polls.
     pub tasks: Vec<TaskTruth>,
+    /// Which exchanges belong to which call and operation, built on first use, so that the checks' lookups stay
+    /// linear in the size of the run. A transcript is read-only once built; changing `exchanges` after a lookup
+    /// would leave this stale.
+    #[serde(skip)]
+    pub(crate) index: ExchangeIndex,
+}
+
+/// The exchanges of each call and of each operation, and the ledger entries of each operation, by position.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ExchangeIndex(std::sync::OnceLock<Lists>);
+
+#[derive(Debug, Clone, Default)]
+struct Lists {
+    exchanges_by_call: Vec<Vec<usize>>,
+    exchanges_by_op: Vec<Vec<usize>>,
+    effects_by_op: Vec<Vec<usize>>,
+}
+
+impl PartialEq for ExchangeIndex {
+    /// A cache: two transcripts are equal by what they hold, never by whether they have looked something up.
+    fn eq(&self, _: &ExchangeIndex) -> bool {
+        true
+    }
+}
+
+/// Adds `position` to the list of `owner`, growing the lists as needed.
+fn file_under(lists: &mut Vec<Vec<usize>>, owner: Option<usize>, position: usize) {
+    if let Some(owner) = owner {
+        if lists.len() <= owner {
+            lists.resize_with(owner + 1, Vec::new);
+        }
+        lists[owner].push(position);
+    }
 }
 
 impl Transcript {
     /// The exchanges caused by call `index`.
     pub fn exchanges_of_call(&self, index: usize) -> impl Iterator<Item = &Exchange> {
-        self.exchanges.iter().filter(move |exchange| exchange.call == Some(index))
+        let positions = self.lists().exchanges_by_call.get(index).into_iter().flatten();
+        positions.map(|position| &self.exchanges[*position])
     }
 
     /// The exchanges of operation `op`.
     pub fn exchanges_of_op(&self, op: usize) -> impl Iterator<Item = &Exchange> {
-        self.exchanges.iter().filter(move |exchange| exchange.op == Some(op))
+        let positions = self.lists().exchanges_by_op.get(op).into_iter().flatten();
+        positions.map(|position| &self.exchanges[*position])
     }
 
     /// The distinct effects of operation `op` (identical repeatable writes count once).
     pub fn effects_of_op(&self, op: usize) -> Vec<&Effect> {
         let mut seen = std::collections::BTreeSet::new();
-        self.ledger
-            .iter()
-            .filter(|effect| self.exchanges.get(effect.request).is_some_and(|exchange| exchange.op == Some(op)))
+        let positions = self.lists().effects_by_op.get(op).into_iter().flatten();
+        positions
+            .map(|position| &self.ledger[*position])
             .filter(|effect| seen.insert(effect.effect_id.clone()))
             .collect()
+    }
+
+    fn lists(&self) -> &Lists {
+        self.index.0.get_or_init(|| {
+            let mut lists = Lists::default();
+            for (position, exchange) in self.exchanges.iter().enumerate() {
+                file_under(&mut lists.exchanges_by_call, exchange.call, position);
+                file_under(&mut lists.exchanges_by_op, exchange.op, position);
+            }
+            for (position, effect) in self.ledger.iter().enumerate() {
+                let op = self.exchanges.get(effect.request).and_then(|exchange| exchange.op);
+                file_under(&mut lists.effects_by_op, op, position);
+            }
+            lists
+        })
     }
 
     /// Attributes each downstream request to a call: by request id, else by time window.

@@ -331,6 +331,7 @@ impl History {
             records: self.records.clone(),
             records_read_at_ms: self.records_read_at_ms,
             tasks: self.tasks.clone(),
+            index: Default::default(),
         }
     }
 

@@ -204,14 +204,37 @@ pub enum ScenarioError {
     },
 }
 
+/// The largest scenario file read, in bytes. The shipped ones are under 40 KiB; the limit leaves room for
+/// generated ones (a corpus of big cases is generated at run time, not written out).
+pub const MAX_SCENARIO_BYTES: usize = 4 * 1024 * 1024;
+
+/// The most steps one scenario may have.
+pub const MAX_STEPS: usize = 10_000;
+
+fn too_large(size: u64) -> String {
+    format!("{size} bytes; a scenario file has at most {MAX_SCENARIO_BYTES} bytes")
+}
+
 impl Scenario {
     /// Loads and checks a scenario file. `root` is the scenarios folder the name is taken relative to.
     ///
     /// # Errors
     /// [`ScenarioError`] naming the file, the line and what is wrong.
     pub fn load(path: &Path, root: &Path) -> Result<Scenario, ScenarioError> {
+        use std::io::Read;
         let shown = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|source| ScenarioError::Io { path: shown.clone(), source })?;
+        let io = |source| ScenarioError::Io { path: shown.clone(), source };
+        // Read at most one byte past the limit, so an enormous file is refused without being read whole.
+        let mut bytes = Vec::new();
+        std::fs::File::open(path)
+            .and_then(|file| file.take(MAX_SCENARIO_BYTES as u64 + 1).read_to_end(&mut bytes))
+            .map_err(io)?;
+        if bytes.len() > MAX_SCENARIO_BYTES {
+            let size = std::fs::metadata(path).map_or(bytes.len() as u64, |metadata| metadata.len());
+            return Err(ScenarioError::Parse { path: shown, source: ParseError::Scenario(too_large(size)) });
+        }
+        let text = String::from_utf8(bytes)
+            .map_err(|_| io(std::io::Error::new(std::io::ErrorKind::InvalidData, "the file is not UTF-8 text")))?;
         let mut scenario = Scenario::parse(&text).map_err(|source| ScenarioError::Parse { path: shown, source })?;
         scenario.path = path.to_owned();
         scenario.name = path.strip_prefix(root).unwrap_or(path).with_extension("").to_string_lossy().replace('\\', "/");
@@ -223,11 +246,22 @@ impl Scenario {
     /// # Errors
     /// [`ParseError`] naming the line and what is wrong.
     pub fn parse(text: &str) -> Result<Scenario, ParseError> {
-        let line_of = |offset: usize| text.get(..offset).map_or(1, |before| before.matches('\n').count() + 1);
+        if text.len() > MAX_SCENARIO_BYTES {
+            return Err(ParseError::Scenario(too_large(text.len() as u64)));
+        }
+        // Where each line starts, once: a step's line is then a binary search, not a count from the top.
+        let line_starts: Vec<usize> = text.match_indices('\n').map(|(newline, _)| newline + 1).collect();
+        let line_of = |offset: usize| line_starts.partition_point(|start| *start <= offset) + 1;
         let file: Draft<toml::Spanned<toml::Table>> = toml::from_str(text).map_err(|error| ParseError::Toml {
             line: error.span().map(|span| line_of(span.start)),
             report: error.to_string().trim_end().to_owned(),
         })?;
+        if file.steps.len() > MAX_STEPS {
+            let count = file.steps.len();
+            return Err(ParseError::Scenario(format!(
+                "{count} steps; a scenario has at most {MAX_STEPS} (split it: each file is one story)"
+            )));
+        }
         let lines: Vec<usize> = file.steps.iter().map(|step| line_of(step.span().start)).collect();
         let tables: Vec<toml::Table> = file.steps.iter().map(|step| step.get_ref().clone()).collect();
         let at = |step: usize, message: String| ParseError::Step { line: lines[step], step, message };
@@ -275,6 +309,42 @@ impl Scenario {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn too_many_steps_or_bytes_are_errors_that_name_the_limit() {
+        let step = "[[step]]\naction = \"submit\"\ntool = \"get_weather\"\nauth = \"alice\"\n";
+        let many = format!("{}{}", MINIMAL, step.repeat(MAX_STEPS));
+        let error = Scenario::parse(&many).expect_err("too many steps");
+        assert_eq!(
+            error.to_string(),
+            format!("{} steps; a scenario has at most {MAX_STEPS} (split it: each file is one story)", MAX_STEPS + 1)
+        );
+        let huge = format!("{MINIMAL}# {}\n", "x".repeat(MAX_SCENARIO_BYTES));
+        let error = Scenario::parse(&huge).expect_err("too large");
+        assert!(
+            error.to_string().ends_with(&format!("a scenario file has at most {MAX_SCENARIO_BYTES} bytes")),
+            "{error}"
+        );
+
+        let dir = std::env::temp_dir().join(format!("callproof-big-scenario-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("a folder");
+        let path = dir.join("huge.toml");
+        std::fs::write(&path, &huge).expect("written");
+        let error = Scenario::load(&path, &dir).expect_err("too large");
+        std::fs::remove_dir_all(&dir).ok();
+        assert!(error.to_string().contains(&format!("{} bytes; a scenario file has at most", huge.len())), "{error}");
+    }
+
+    #[test]
+    fn every_step_knows_its_line() {
+        let step = "\n[[step]]\naction = \"submit\"\ntool = \"get_weather\"\nauth = \"alice\"\narguments = '{\"location\":\"Paris\",\"units\":null}'\n";
+        let text = format!("{MINIMAL}{}", step.repeat(3));
+        let scenario = Scenario::parse(&text).expect("parses");
+        let expected: Vec<usize> =
+            text.lines().enumerate().filter(|(_, line)| *line == "[[step]]").map(|(index, _)| index + 1).collect();
+        let found: Vec<usize> = (0..4).filter_map(|step| scenario.line_of(step)).collect();
+        assert_eq!(found, expected);
+    }
 
     const MINIMAL: &str = r#"
 description = "d"

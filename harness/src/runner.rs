@@ -414,6 +414,7 @@ impl Session<'_> {
             calls: self.calls.clone(),
             operations: self.operations.clone(),
             exchanges: Transcript::attribute(&self.calls, self.world.requests()),
+            foreign: self.world.foreign_requests(),
             ledger: self.world.ledger(),
             faults: self.faults.clone(),
             records,

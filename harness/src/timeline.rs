@@ -251,6 +251,12 @@ fn render(transcript: &Transcript, marks: &[Mark], keys: &mut Keys) -> String {
             let _ = writeln!(out, "  ↳ {}", exchange_text(exchange, transcript, keys));
         }
     }
+    if !transcript.foreign.is_empty() {
+        let _ = writeln!(out, "requests at the foreign origin");
+        for request in &transcript.foreign {
+            let _ = writeln!(out, "  ↳ {}", request.line());
+        }
+    }
     let ledger = ledger_counts(transcript);
     let _ =
         writeln!(out, "ledger: {}", if ledger.is_empty() { "nothing committed".to_owned() } else { ledger.join("; ") });

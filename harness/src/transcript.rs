@@ -8,7 +8,7 @@
 
 use crate::envelope::{EnvelopeView, ErrorView, Malformed};
 use crate::scenario::StepKind;
-use crate::world::{Effect, Handling, RequestRecord, TaskTruth};
+use crate::world::{Effect, ForeignRequest, Handling, RequestRecord, TaskTruth};
 use crate::world::{FaultKind, FaultLog};
 use callproof_executor::idempotency::Record;
 use callproof_executor::{Approval, Arguments, ErrorCode};
@@ -245,6 +245,8 @@ pub struct Transcript {
     pub operations: Vec<Operation>,
     /// Downstream requests, in arrival order.
     pub exchanges: Vec<Exchange>,
+    /// Requests that arrived at the foreign origin (a followed redirect), in arrival order.
+    pub foreign: Vec<ForeignRequest>,
     /// Committed effects.
     pub ledger: Vec<Effect>,
     /// Every fault the steps armed, with how many requests each applied to.
@@ -363,6 +365,10 @@ impl Transcript {
         if !stray.is_empty() {
             lines.push("unattributed requests:".to_owned());
             lines.extend(stray);
+        }
+        if !self.foreign.is_empty() {
+            lines.push("requests at the foreign origin:".to_owned());
+            lines.extend(self.foreign.iter().map(|request| format!("  ↳ {}", request.line())));
         }
         lines
     }

@@ -13,6 +13,7 @@
 //! and -> operation_in_progress                    one more call of the latest step (a burst)
 //! request POST /refunds -> committed key=k1       a downstream request of the latest call
 //! request POST /refunds -> dropped stray          a request no call accounts for
+//! foreign POST /refunds -> identity body=60        a request at the foreign origin (a followed redirect)
 //! ```
 //!
 //! Calls take `as=alice|bob|mallory|sue`, `args=JSON` (no spaces), `budget=MS`, `took=MS`, `case=NAME`. Their
@@ -23,13 +24,17 @@
 //! `reply=`, `effect=`, `owner=`, `tenant=`, `after=MS` (arrival after the call was sent, default 1),
 //! `answered=MS` (when the answer left, after the call was sent; default: on arrival, none when dropped), `call=N`
 //! or `stray`. A fault is its kind and its parameters, comma
-//! separated: `fault=commit_then_drop`, `fault=rate_limit,retry_after=2`.
+//! separated: `fault=commit_then_drop`, `fault=rate_limit,retry_after=2`. A foreign request carries nothing
+//! unless told: `identity` (the latest call's four identity headers), `rid=`, `key=`, `tenant=`, `subject=`,
+//! `body=BYTES`.
 
 use super::{Check, Context, Outcome, Violation};
 use crate::corpus::Corpus;
 use crate::scenario::{Scenario, StepKind};
 use crate::transcript::{Answer, CallRecord, Exchange, Operation, Transcript};
-use crate::world::{Effect, EffectKind, FaultKind, FaultLog, Fired, Handling, RequestRecord, TaskTruth, endpoint_of};
+use crate::world::{
+    Effect, EffectKind, FaultKind, FaultLog, Fired, ForeignRequest, Handling, RequestRecord, TaskTruth, endpoint_of,
+};
 use callproof_executor::app::{CatalogEntry, catalog};
 use callproof_executor::idempotency::Record;
 use callproof_executor::{Arguments, ErrorCode};
@@ -41,6 +46,7 @@ pub(crate) struct History {
     calls: Vec<CallRecord>,
     operations: Vec<Operation>,
     exchanges: Vec<Exchange>,
+    foreign: Vec<ForeignRequest>,
     ledger: Vec<Effect>,
     records: Option<Vec<Record>>,
     records_read_at_ms: u64,
@@ -57,6 +63,7 @@ pub(crate) fn history(script: &str) -> History {
         calls: Vec::new(),
         operations: Vec::new(),
         exchanges: Vec::new(),
+        foreign: Vec::new(),
         ledger: Vec::new(),
         records: None,
         records_read_at_ms: 0,
@@ -71,6 +78,7 @@ pub(crate) fn history(script: &str) -> History {
         let outcome: Vec<&str> = outcome.split_whitespace().collect();
         match what.first().copied() {
             Some("request") => history.request(&what[1..], &outcome),
+            Some("foreign") => history.foreign(&what[1..], &outcome),
             Some(action) => history.call(action, &what[1..], &outcome),
             None => panic!("`{statement}`: nothing before `->`"),
         }
@@ -264,6 +272,37 @@ impl History {
         self.exchanges.push(Exchange { record, call, op: call.map(|call| self.calls[call].op) });
     }
 
+    fn foreign(&mut self, what: &[&str], outcome: &[&str]) {
+        let [method, path] = what else { panic!("`foreign {what:?}`: foreign METHOD PATH") };
+        let last = self.calls.last();
+        let mut identity = std::collections::BTreeMap::new();
+        if outcome.contains(&"identity") {
+            let last = last.expect("`identity` copies the latest call's");
+            identity.insert("x-tenant-id".to_owned(), last.tenant_id.clone());
+            identity.insert("x-subject-id".to_owned(), last.subject_id.clone());
+            identity.insert("idempotency-key".to_owned(), "k1".to_owned());
+            identity.insert("x-request-id".to_owned(), format!("req_{}", last.index));
+        }
+        for (word, header) in [
+            ("rid", "x-request-id"),
+            ("key", "idempotency-key"),
+            ("tenant", "x-tenant-id"),
+            ("subject", "x-subject-id"),
+        ] {
+            if let Some(value) = attribute(outcome, word) {
+                identity.insert(header.to_owned(), value.to_owned());
+            }
+        }
+        self.foreign.push(ForeignRequest {
+            index: self.foreign.len(),
+            at_ms: last.map_or(0, |call| call.started_ms + 2),
+            method: (*method).to_owned(),
+            path: (*path).to_owned(),
+            identity,
+            body_bytes: attribute(outcome, "body").map_or(0, |bytes| bytes.parse().expect("a number")),
+        });
+    }
+
     fn commit(
         &mut self,
         method: &str,
@@ -326,6 +365,7 @@ impl History {
             calls: self.calls.clone(),
             operations: self.operations.clone(),
             exchanges: self.exchanges.clone(),
+            foreign: self.foreign.clone(),
             ledger: self.ledger.clone(),
             faults: self.faults.clone(),
             records: self.records.clone(),

@@ -6,7 +6,7 @@
 
 use super::fault::Outgoing;
 use super::jobs::{Jobs, TaskTruth};
-use super::{Account, Effect, EffectKind, Fixtures, Handling, Incoming, Order, RequestRecord};
+use super::{Account, Effect, EffectKind, Fixtures, ForeignRequest, Handling, Incoming, Order, RequestRecord};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use tokio::time::Instant;
@@ -19,6 +19,8 @@ pub(super) struct State {
     accounts: BTreeMap<String, Account>,
     pub(super) requests: Vec<RequestRecord>,
     pub(super) ledger: Vec<Effect>,
+    /// Requests that arrived at the foreign origin, apart from the services' own.
+    pub(super) foreign: Vec<ForeignRequest>,
     /// Replies stored per (endpoint, key) for deduplication.
     replies: BTreeMap<(String, String), (u16, Value)>,
     /// Refusals per (endpoint, key), for status queries.
@@ -77,6 +79,7 @@ impl State {
             accounts: fixtures.accounts.iter().map(|account| (account.account_id.clone(), account.clone())).collect(),
             requests: Vec::new(),
             ledger: Vec::new(),
+            foreign: Vec::new(),
             replies: BTreeMap::new(),
             refusals: BTreeMap::new(),
             visible_at: BTreeMap::new(),

@@ -10,18 +10,20 @@
 mod downstream;
 pub mod fault;
 mod fixtures;
+mod foreign;
 mod jobs;
 mod ledger;
 
 pub use fault::{FaultKind, FaultLog, FaultSpec, Fired, INJECTION, KillPoint, LEAK_MARKERS};
 pub use fixtures::{Account, Fixtures, Order};
+pub use foreign::{ForeignRequest, IDENTITY_HEADERS, UNREACHABLE_ORIGIN};
 pub use jobs::{CHECKPOINT_MS, JOB_MS, TaskTruth};
 pub use ledger::{Effect, EffectKind, Handling, RequestRecord};
 
 use downstream::{State, is_side_effect, is_status_query};
 use fault::{After, Armed, Before, Outgoing, Request};
 use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::Duration;
 use tokio::sync::watch;
 use tokio::time::Instant;
@@ -93,6 +95,8 @@ pub struct World {
     state: Mutex<State>,
     armed: Mutex<Faults>,
     kills: watch::Sender<Kills>,
+    /// Where the foreign origin listens, once it does (a `redirect` fault may point there).
+    foreign_origin: OnceLock<String>,
 }
 
 /// The armed faults, in arming order, and the id the next one gets.
@@ -137,6 +141,7 @@ impl World {
             origin,
             kills: watch::Sender::new(Kills::default()),
             armed: Mutex::new(Faults::default()),
+            foreign_origin: OnceLock::new(),
             state: Mutex::new(State::new(fixtures, behaviour.honours_idempotency_key, origin)),
         }
     }
@@ -179,6 +184,30 @@ impl World {
         self.state().requests.len()
     }
 
+    /// Every request that arrived at the foreign origin so far.
+    pub fn foreign_requests(&self) -> Vec<ForeignRequest> {
+        self.state().foreign.clone()
+    }
+
+    /// Tells the world where its foreign origin listens (`http://127.0.0.1:PORT`); only the first call counts.
+    pub fn serve_foreign_at(&self, origin: &str) {
+        let _ = self.foreign_origin.set(origin.trim_end_matches('/').to_owned());
+    }
+
+    /// The foreign origin's base URL (a name that never resolves while nothing serves it).
+    pub fn foreign_origin(&self) -> &str {
+        self.foreign_origin.get().map_or(foreign::UNSERVED_ORIGIN, String::as_str)
+    }
+
+    /// Records a request that arrived at the foreign origin and answers it; nothing reaches the services.
+    pub fn handle_foreign(&self, incoming: &Incoming) -> Reply {
+        let at_ms = self.now_ms();
+        let mut state = self.state();
+        let index = state.foreign.len();
+        state.foreign.push(ForeignRequest::new(incoming, index, at_ms));
+        foreign::reply()
+    }
+
     /// Every committed effect so far.
     pub fn ledger(&self) -> Vec<Effect> {
         self.state().ledger.clone()
@@ -200,7 +229,7 @@ impl World {
         let now = Instant::now();
         let at_ms = now.saturating_duration_since(self.origin).as_millis() as u64;
         let endpoint = endpoint_of(&incoming.method, &incoming.path);
-        let request = Request { incoming, endpoint: &endpoint, now };
+        let request = Request { incoming, endpoint: &endpoint, now, foreign_origin: self.foreign_origin() };
         // One lock order everywhere: the faults, then the state.
         let mut faults = self.faults();
         let mut state = self.state();
@@ -396,6 +425,42 @@ mod tests {
         let fired = world.requests()[0].fault.clone().expect("the fault is recorded");
         assert_eq!((fired.step, fired.kind.name()), (0, "commit_then_drop"));
         assert_eq!(guard.disarm().fired, 1);
+    }
+
+    #[tokio::test]
+    async fn a_redirect_after_commit_commits_and_points_at_the_foreign_origin_which_records_without_routing() {
+        let world = world(false);
+        world.serve_foreign_at("http://127.0.0.1:4242/");
+        let redirect = fault::Redirect { to: fault::RedirectTarget::Foreign, commit: true, status: 307, path: None };
+        let _guard = world.arm(once(FaultKind::Redirect(redirect)), "POST /refunds".into(), 0);
+        let reply = world.handle(&refund("k", 10));
+        assert_eq!(reply.status, 307);
+        assert!(reply.headers.contains(&("location".to_owned(), "http://127.0.0.1:4242/refunds".to_owned())));
+        assert_eq!(world.ledger().len(), 1, "committed before redirecting");
+        let followed = world.handle_foreign(&refund("k", 10));
+        assert_eq!(followed.status, 200);
+        assert_eq!(world.ledger().len(), 1, "the foreign origin commits nothing");
+        let foreign = world.foreign_requests();
+        assert_eq!((foreign.len(), foreign[0].path.as_str()), (1, "/refunds"));
+        assert_eq!(foreign[0].identity.get("idempotency-key").map(String::as_str), Some("k"));
+        assert!(foreign[0].body_bytes > 0);
+        assert_eq!(world.requests().len(), 1, "foreign requests stay out of the downstream's log");
+    }
+
+    #[tokio::test]
+    async fn a_redirect_before_commit_commits_nothing() {
+        let world = world(false);
+        let redirect = fault::Redirect {
+            to: fault::RedirectTarget::Same,
+            commit: false,
+            status: 302,
+            path: Some("/orders/ord_1".to_owned()),
+        };
+        let _guard = world.arm(once(FaultKind::Redirect(redirect)), "POST /refunds".into(), 0);
+        let reply = world.handle(&refund("k", 10));
+        assert_eq!(reply.status, 302);
+        assert!(reply.headers.contains(&("location".to_owned(), "/orders/ord_1".to_owned())));
+        assert!(world.ledger().is_empty());
     }
 
     #[tokio::test]

@@ -18,6 +18,8 @@ pub struct Request<'a> {
     pub endpoint: &'a str,
     /// When it arrived.
     pub now: Instant,
+    /// The base URL of the foreign origin (another listener on loopback), where a redirect may point.
+    pub foreign_origin: &'a str,
 }
 
 impl Request<'_> {

@@ -81,10 +81,12 @@ kinds! {
     store_outage => StoreOutage,
     hold_until => HoldUntil,
     commit_then_truncate => CommitThenTruncate,
+    redirect => Redirect,
 }
 
 pub use inject_text::INJECTION;
 pub use leak_bait::LEAK_MARKERS;
+pub use redirect::Target as RedirectTarget;
 
 #[cfg(test)]
 mod tests {

@@ -835,6 +835,16 @@ class Executor:
             return "FAILED_RETRYABLE", Refusal("dependency_unavailable", "the downstream service is unavailable "
                                                "and did not apply the request", reason="unavailable",
                                                downstream_status=status)
+        if 300 <= status < 400:
+            # A redirect is an answer, never followed (http.client does not): the request arrived and nothing
+            # says whether it was applied, so a side effect's outcome is unknown and a read may be repeated.
+            if not tool.side_effect:
+                return "FAILED_RETRYABLE", Refusal("dependency_unavailable", "the downstream answered outside its "
+                                                   "contract; reading again is safe", reason="unexpected_answer",
+                                                   downstream_status=status)
+            return "UNKNOWN", Refusal("timeout_unknown", "the downstream answered outside its contract after the "
+                                      "request was sent; its outcome is unknown", reason="unexpected_answer",
+                                      downstream_status=status)
         default = {404: "not_found", 409: "downstream_rejected", 422: "downstream_rejected"}.get(status)
         refusal = rejection(tool, body, default) if default else Refusal(
             "business_rejected", "a business rule refused the request", reason="downstream_refused")

@@ -7,7 +7,7 @@
 use crate::sim::SimulatedDownstream;
 use crate::world::World;
 use async_trait::async_trait;
-use callproof_executor::app::{Downstream, HttpDownstream, Variant};
+use callproof_executor::app::{Downstream, Variant};
 use callproof_executor::clock::{Clock, SystemClock};
 use callproof_executor::idempotency::Record;
 use callproof_executor::mutants::Mutant;
@@ -294,7 +294,7 @@ impl SubjectFactory for InProcess {
 
     async fn start(&self, downstream_url: &str) -> Result<Arc<dyn Subject>, SubjectError> {
         let downstream =
-            HttpDownstream::new(downstream_url).map_err(|error| SubjectError::Assembly(error.to_string()))?;
+            self.variant.http_downstream(downstream_url).map_err(|error| SubjectError::Assembly(error.to_string()))?;
         self.assemble(Arc::new(downstream), Arc::new(SystemClock))
     }
 

@@ -101,6 +101,17 @@ impl HttpDownstream {
     /// path (every call would otherwise fail as "not sent"); [`HttpSetupError::Client`] when the HTTP client cannot
     /// be built.
     pub fn new(base_url: &str) -> Result<HttpDownstream, HttpSetupError> {
+        // Following a redirect would resend the request, identity headers and key included, to wherever the
+        // downstream points, and turn a refused connection there into "not sent" for a request that arrived.
+        HttpDownstream::with_redirects(base_url, reqwest::redirect::Policy::none())
+    }
+
+    /// A downstream whose client follows redirects as `policy` says: only a known-bad executor (a mutant)
+    /// passes anything but [`reqwest::redirect::Policy::none`].
+    pub(crate) fn with_redirects(
+        base_url: &str,
+        policy: reqwest::redirect::Policy,
+    ) -> Result<HttpDownstream, HttpSetupError> {
         let url = reqwest::Url::parse(base_url)
             .map_err(|error| HttpSetupError::Url(base_url.to_owned(), error.to_string()))?;
         let wrong = |why: &str| HttpSetupError::Url(base_url.to_owned(), why.to_owned());
@@ -113,11 +124,9 @@ impl HttpDownstream {
         if url.query().is_some() || url.fragment().is_some() {
             return Err(wrong("a base URL has no query or fragment"));
         }
-        // Following a redirect would resend the request, identity headers and key included, to wherever the
-        // downstream points, and turn a refused connection there into "not sent" for a request that arrived.
         let client = reqwest::Client::builder()
             .connect_timeout(Duration::from_secs(5))
-            .redirect(reqwest::redirect::Policy::none())
+            .redirect(policy)
             .build()
             .map_err(HttpSetupError::Client)?;
         Ok(HttpDownstream { client, base_url: base_url.trim_end_matches('/').to_owned() })

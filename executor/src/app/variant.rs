@@ -5,7 +5,7 @@
 //! names and nowhere else. The reference executor is [`Variant::REFERENCE`]; the known-bad ones differ from it
 //! only in their `Variant`.
 
-use super::{Downstream, conformance_app};
+use super::{Downstream, HttpDownstream, HttpSetupError, conformance_app};
 use crate::clock::Clock;
 use crate::executor::{Config, ConfigError, Executor, Stages};
 use crate::registry::RegistryError;
@@ -23,6 +23,8 @@ pub struct Variant {
     pub downstream: fn(Arc<dyn Downstream>) -> Arc<dyn Downstream>,
     /// Wraps the clock.
     pub clock: fn(Arc<dyn Clock>) -> Arc<dyn Clock>,
+    /// The redirect policy of the HTTP client ([`Variant::http_downstream`]); the reference follows none.
+    pub redirects: fn() -> reqwest::redirect::Policy,
 }
 
 /// Why an executor could not be assembled.
@@ -38,7 +40,21 @@ pub enum AssembleError {
 
 impl Variant {
     /// The reference executor.
-    pub const REFERENCE: Variant = Variant { stages: Stages::REFERENCE, store: same, downstream: same, clock: same };
+    pub const REFERENCE: Variant = Variant {
+        stages: Stages::REFERENCE,
+        store: same,
+        downstream: same,
+        clock: same,
+        redirects: reqwest::redirect::Policy::none,
+    };
+
+    /// The HTTP downstream at `base_url` with this variant's HTTP client.
+    ///
+    /// # Errors
+    /// [`HttpSetupError`] when `base_url` cannot address a downstream or the HTTP client cannot be built.
+    pub fn http_downstream(&self, base_url: &str) -> Result<HttpDownstream, HttpSetupError> {
+        HttpDownstream::with_redirects(base_url, (self.redirects)())
+    }
 
     /// The conformance app's executor of this variant, over these ports (each wrapped as the variant says).
     ///

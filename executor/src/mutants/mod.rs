@@ -323,6 +323,14 @@ pub const ALL: &[Mutant] = &[
         trips: &["task-refusal-uniform"],
         process: over(&["tasks/foreign_or_unknown_handle"]),
     },
+    Mutant {
+        name: "follows-redirects",
+        bug: "the HTTP client follows downstream redirects (reqwest's default): the request, identity and key go \
+              wherever a 3xx points, and a refused connection there is reported as not sent",
+        variant: Variant { redirects: reqwest::redirect::Policy::default, ..R },
+        trips: &["configured-origin-only", "identity-stays-home", "not-sent-means-unseen"],
+        process: over(&["redirect/after_commit_to_unreachable", "redirect/foreign_307_keeps_identity_home"]),
+    },
 ];
 
 /// The mutant with this name.

@@ -22,6 +22,7 @@ pub(crate) use judgement::Judgement;
 use crate::corpus::{Case, Corpus};
 use crate::scenario::Scenario;
 use crate::transcript::{CallRecord, Exchange, Operation, Transcript};
+use crate::world::{FaultKind, ForeignRequest};
 use callproof_executor::ErrorCode;
 use callproof_executor::app::CatalogEntry;
 use callproof_executor::error::Category;
@@ -67,6 +68,8 @@ registry! {
     task_final_stable::TASK_FINAL_STABLE,
     task_status_truthful::TASK_STATUS_TRUTHFUL,
     task_refusal_uniform::TASK_REFUSAL_UNIFORM,
+    configured_origin_only::CONFIGURED_ORIGIN_ONLY,
+    identity_stays_home::IDENTITY_STAYS_HOME,
 }
 
 /// How binding a check is.
@@ -147,6 +150,36 @@ impl Context<'_> {
     pub fn op_evidence(&self, op: usize) -> Vec<String> {
         let operation = &self.transcript.operations[op];
         operation.calls.iter().flat_map(|call| self.evidence(&self.transcript.calls[*call])).collect()
+    }
+
+    /// Whether the run had anything to do with redirects: a `redirect` fault answered a request, or something
+    /// arrived at the foreign origin.
+    pub(crate) fn redirected(&self) -> bool {
+        !self.transcript.foreign.is_empty()
+            || self
+                .transcript
+                .exchanges
+                .iter()
+                .any(|exchange| matches!(exchange.fault_kind(), Some(FaultKind::Redirect(_))))
+    }
+
+    /// Evidence for a request at the foreign origin: the call whose request id it carries (with its requests),
+    /// or else every redirect the downstream answered, then the request itself.
+    pub(crate) fn foreign_evidence(&self, request: &ForeignRequest) -> Vec<String> {
+        let call =
+            request.request_id().and_then(|id| self.transcript.calls.iter().find(|call| call.request_id() == Some(id)));
+        let mut lines = match call {
+            Some(call) => self.evidence(call),
+            None => self
+                .transcript
+                .exchanges
+                .iter()
+                .filter(|exchange| matches!(exchange.fault_kind(), Some(FaultKind::Redirect(_))))
+                .map(Exchange::line)
+                .collect(),
+        };
+        lines.push(format!("  ⇢ {}", request.line()));
+        lines
     }
 
     /// The calls of one operation, in order.

@@ -10,7 +10,7 @@
 
 use crate::options::Options;
 use crate::session::SessionStore;
-use callproof_executor::app::{HttpDownstream, catalog};
+use callproof_executor::app::catalog;
 use callproof_executor::clock::SystemClock;
 use callproof_executor::lines::{self, LineError, MAX_LINE_BYTES};
 use callproof_executor::protocol::{Capabilities, DURABLE_STORE, FromExecutor, Hello, ToExecutor, VERSION};
@@ -123,7 +123,8 @@ fn capabilities(options: &Options, durable: bool) -> Capabilities {
 }
 
 fn build(options: &Options, hello: &Hello, store: Arc<dyn Store>, durable: bool) -> Result<Executor, String> {
-    let downstream = HttpDownstream::new(&hello.downstream_url).map_err(|error| format!("hello: {error}"))?;
+    let downstream =
+        options.variant.http_downstream(&hello.downstream_url).map_err(|error| format!("hello: {error}"))?;
     let store: Arc<dyn Store> = if durable { Arc::new(SessionStore::new(&hello.session, store)) } else { store };
     options
         .variant

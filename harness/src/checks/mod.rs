@@ -178,7 +178,7 @@ impl Context<'_> {
                 .map(Exchange::line)
                 .collect(),
         };
-        lines.push(format!("  ⇢ {}", request.line()));
+        lines.push(format!("  ↳ {}", request.line()));
         lines
     }
 

@@ -221,11 +221,7 @@ fn render(transcript: &Transcript, marks: &[Mark], keys: &mut Keys) -> String {
         if calls.len() == 1 || first.action == crate::scenario::StepKind::Burst {
             let _ = writeln!(out, "  arguments {}", arguments_text(&first.arguments));
         }
-        let mut exchanges: Vec<&Exchange> = transcript
-            .exchanges
-            .iter()
-            .filter(|exchange| exchange.call.is_some_and(|call| calls.iter().any(|mine| mine.index == call)))
-            .collect();
+        let mut exchanges = transcript.exchanges_of_calls(&calls);
         // The answers are labelled before the requests: keys are numbered in that order.
         let answers = step_answers(&calls, keys);
         if first.action == crate::scenario::StepKind::Burst {
@@ -244,7 +240,7 @@ fn render(transcript: &Transcript, marks: &[Mark], keys: &mut Keys) -> String {
             let _ = writeln!(out, "  ✗ {} [{}] {}", mark.check, mark.level, mark.message);
         }
     }
-    let stray: Vec<&Exchange> = transcript.exchanges.iter().filter(|exchange| exchange.call.is_none()).collect();
+    let stray: Vec<&Exchange> = transcript.strays().collect();
     if !stray.is_empty() {
         let _ = writeln!(out, "requests no call accounts for");
         for exchange in stray {

@@ -3,7 +3,9 @@
 //! Rule enforced here: checks read only the transcript (calls and their envelopes, downstream requests, the
 //! ledger, and the store records when the subject lets us look). Every downstream request is attributed to
 //! the call that caused it: by `X-Request-Id` when the executor sends its envelope's request id, else by which
-//! calls were in flight when it arrived (counted in requests, which stays exact when time is paused). Each
+//! calls were in flight when it arrived (counted in requests, which stays exact when time is paused). When
+//! several calls of one operation were in flight and no id picks one, the request is the operation's and no
+//! call's: which of them sent it is a matter of scheduling, and no verdict may hang on that (issue 17). Each
 //! answer is read once, when it arrives, into an [`EnvelopeView`] (or [`Answer::Malformed`]).
 
 use crate::envelope::{EnvelopeView, ErrorView, Malformed};
@@ -187,7 +189,8 @@ pub struct Exchange {
     pub record: RequestRecord,
     /// The call that caused it, when known.
     pub call: Option<usize>,
-    /// The operation it belongs to, when known.
+    /// The operation it belongs to, when known: with `call` unset, one of the operation's calls in flight when
+    /// it arrived sent it, and nothing says which ([`Transcript::senders`]).
     pub op: Option<usize>,
 }
 
@@ -215,16 +218,33 @@ impl Exchange {
         }
     }
 
+    /// Whether it is tied to its operation but to none of the operation's calls.
+    pub fn operation_only(&self) -> bool {
+        self.call.is_none() && self.op.is_some()
+    }
+
     /// One line for evidence.
     pub fn line(&self) -> String {
         let status = self.record.status.map_or("dropped".to_owned(), |status| status.to_string());
         let key = self.record.idempotency_key.as_deref().map(short).unwrap_or("-");
         let fault = self.fault().map(|name| format!(" fault={name}")).unwrap_or_default();
+        let whose = if self.operation_only() { " (one of the operation's calls in flight)" } else { "" };
         format!(
-            "  ↳ request #{} {} {} key={key} → {status} {:?}{fault}",
+            "  ↳ request #{} {} {} key={key} → {status} {:?}{fault}{whose}",
             self.record.index, self.record.method, self.record.path, self.record.handling
         )
     }
+}
+
+/// The calls in flight when request `index` arrived: sent before it, answered after it.
+fn in_flight(calls: &[CallRecord], index: usize) -> impl Iterator<Item = &CallRecord> {
+    calls.iter().filter(move |call| call.first_request <= index && index < call.requests_until)
+}
+
+/// The only item, if there is exactly one.
+fn single<T>(mut items: impl Iterator<Item = T>) -> Option<T> {
+    let first = items.next()?;
+    items.next().is_none().then_some(first)
 }
 
 /// The first 8 characters of a key.
@@ -330,25 +350,69 @@ impl Transcript {
         })
     }
 
-    /// Attributes each downstream request to a call: by request id, else by time window.
+    /// The calls that may have sent `exchange`: its call; for a request tied to its operation only, the calls
+    /// of the operation in flight when it arrived; none for a request tied to nothing.
+    pub fn senders(&self, exchange: &Exchange) -> Vec<&CallRecord> {
+        match (exchange.call, exchange.op) {
+            (Some(call), _) => vec![&self.calls[call]],
+            (None, Some(op)) => in_flight(&self.calls, exchange.record.index).filter(|call| call.op == op).collect(),
+            (None, None) => Vec::new(),
+        }
+    }
+
+    /// The requests that any of `calls` may have sent, in arrival order: their own, and those tied to their
+    /// operation only that arrived while one of them was in flight (a burst's requests, with or without ids).
+    pub fn exchanges_of_calls(&self, calls: &[&CallRecord]) -> Vec<&Exchange> {
+        let mine = |call: &CallRecord| calls.iter().any(|own| own.index == call.index);
+        let ops: std::collections::BTreeSet<usize> = calls.iter().map(|call| call.op).collect();
+        // Through the index: the calls' own requests, and their operations' requests tied to no call.
+        let mut found: Vec<&Exchange> = calls.iter().flat_map(|call| self.exchanges_of_call(call.index)).collect();
+        let shared =
+            ops.into_iter().flat_map(|op| self.exchanges_of_op(op)).filter(|exchange| exchange.operation_only());
+        found.extend(shared.filter(|exchange| self.senders(exchange).into_iter().any(mine)));
+        found.sort_by_key(|exchange| exchange.record.index);
+        found.dedup_by_key(|exchange| exchange.record.index);
+        found
+    }
+
+    /// The requests tied to call `index`'s operation only of which it is the last call that may have sent
+    /// them: where evidence shows them, under that call.
+    pub fn shared_under(&self, index: usize) -> impl Iterator<Item = &Exchange> {
+        self.exchanges.iter().filter(move |exchange| {
+            exchange.operation_only() && self.senders(exchange).last().is_some_and(|sender| sender.index == index)
+        })
+    }
+
+    /// The requests no call may have sent.
+    pub fn strays(&self) -> impl Iterator<Item = &Exchange> {
+        self.exchanges.iter().filter(|exchange| self.senders(exchange).is_empty())
+    }
+
+    /// Attributes each downstream request: to the one call whose envelope's request id it carries (of several
+    /// that carry it, the one in flight), else to the only call in flight when it arrived, else, when the calls
+    /// in flight all belong to one operation, to that operation and to none of its calls; else to nothing.
     pub fn attribute(calls: &[CallRecord], records: Vec<RequestRecord>) -> Vec<Exchange> {
         records
             .into_iter()
             .map(|record| {
-                let by_id =
-                    record.request_id.as_deref().and_then(|id| calls.iter().find(|call| call.request_id() == Some(id)));
-                let call = by_id.or_else(|| {
-                    let open: Vec<&CallRecord> = calls
-                        .iter()
-                        .filter(|call| call.first_request <= record.index && record.index < call.requests_until)
-                        .collect();
-                    match open.as_slice() {
-                        [only] => Some(*only),
-                        [first, rest @ ..] if rest.iter().all(|call| call.op == first.op) => Some(*first),
-                        _ => None,
-                    }
-                });
-                Exchange { call: call.map(|call| call.index), op: call.map(|call| call.op), record }
+                let open: Vec<&CallRecord> = in_flight(calls, record.index).collect();
+                let named: Vec<&CallRecord> = record
+                    .request_id
+                    .as_deref()
+                    .map_or_else(Vec::new, |id| calls.iter().filter(|call| call.request_id() == Some(id)).collect());
+                let named_in_flight =
+                    named.iter().copied().filter(|call| open.iter().any(|other| other.index == call.index));
+                let by_id = match named.as_slice() {
+                    [only] => Some(*only),
+                    [] => None,
+                    _ => single(named_in_flight),
+                };
+                let (call, op) = match (by_id, open.as_slice()) {
+                    (Some(call), _) | (None, &[call]) => (Some(call.index), Some(call.op)),
+                    (None, [first, rest @ ..]) if rest.iter().all(|call| call.op == first.op) => (None, Some(first.op)),
+                    _ => (None, None),
+                };
+                Exchange { call, op, record }
             })
             .collect()
     }
@@ -359,9 +423,9 @@ impl Transcript {
         for call in &self.calls {
             lines.push(call.line());
             lines.extend(self.exchanges_of_call(call.index).map(Exchange::line));
+            lines.extend(self.shared_under(call.index).map(Exchange::line));
         }
-        let stray: Vec<String> =
-            self.exchanges.iter().filter(|exchange| exchange.call.is_none()).map(Exchange::line).collect();
+        let stray: Vec<String> = self.strays().map(Exchange::line).collect();
         if !stray.is_empty() {
             lines.push("unattributed requests:".to_owned());
             lines.extend(stray);
@@ -410,6 +474,34 @@ mod tests {
         calls[0].requests_until = 1;
         let exchanges = Transcript::attribute(&calls, records);
         assert_eq!((exchanges[0].call, exchanges[0].op), (None, None));
+    }
+
+    #[test]
+    fn without_a_request_id_calls_of_one_operation_in_flight_leave_it_to_the_operation_alone() {
+        let mut transcript = history(
+            "burst refund_order -> operation_in_progress; and -> ok; request POST /refunds -> committed rid=none",
+        )
+        .transcript();
+        transcript.calls[0].requests_until = 1;
+        let records = transcript.exchanges.iter().map(|exchange| exchange.record.clone()).collect();
+        transcript.exchanges = Transcript::attribute(&transcript.calls, records);
+        let exchange = &transcript.exchanges[0];
+        assert_eq!((exchange.call, exchange.op), (None, Some(0)));
+        let senders: Vec<usize> = transcript.senders(exchange).iter().map(|call| call.index).collect();
+        assert_eq!(senders, [0, 1]);
+        assert_eq!(transcript.effects_of_op(0).len(), 1);
+        assert_eq!(transcript.exchanges_of_call(0).count() + transcript.exchanges_of_call(1).count(), 0);
+        assert!(transcript.lines()[2].ends_with("(one of the operation's calls in flight)"));
+    }
+
+    #[test]
+    fn a_request_id_several_envelopes_carry_goes_to_the_one_of_them_in_flight() {
+        let (mut calls, records) = calls_and_requests(
+            "submit refund_order -> ok rid=req_same; retry -> ok replayed rid=req_same
+             request GET /refunds?idempotency_key=k1 -> 200 rid=req_same",
+        );
+        calls[1].first_request = 0;
+        assert_eq!(Transcript::attribute(&calls, records)[0].call, Some(1));
     }
 
     #[test]

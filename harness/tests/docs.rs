@@ -80,6 +80,20 @@ fn docs_checks_md_lists_every_check_with_its_level_and_rule() {
 }
 
 #[test]
+fn docs_checks_md_says_what_every_check_judges_without_the_request_id_header() {
+    let text = std::fs::read_to_string(repo().join("docs/checks.md")).expect("read docs/checks.md");
+    let section = text
+        .split("## Without `X-Request-Id`")
+        .nth(1)
+        .and_then(|rest| rest.split("\n## ").next())
+        .expect("docs/checks.md has a section `Without X-Request-Id`");
+    for check in checks::all() {
+        let row = format!("| `{}` | ", check.id);
+        assert!(section.contains(&row), "docs/checks.md does not say what `{}` judges without X-Request-Id", check.id);
+    }
+}
+
+#[test]
 fn every_check_id_docs_checks_md_names_is_a_registered_check() {
     let text = std::fs::read_to_string(repo().join("docs/checks.md")).expect("read docs/checks.md");
     let named: Vec<&str> = text

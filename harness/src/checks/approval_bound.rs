@@ -2,7 +2,8 @@
 //! tool, risk and exact arguments.
 //!
 //! Rule enforced here: the harness computes the binding itself, from the approval the caller presented (as the
-//! runner recorded it) and the catalog, never from what the executor says.
+//! runner recorded it) and the catalog, never from what the executor says. A side-effecting request tied to its
+//! operation but to none of the calls in flight acted without approval only if none of them had one.
 
 use super::{Check, CheckId, Context, Judgement, Level, Outcome};
 use crate::transcript::CallRecord;
@@ -23,8 +24,7 @@ pub(super) const CHECK: Check = Check {
 fn run(context: &Context<'_>) -> Outcome {
     let mut judgement = Judgement::new();
     for call in &context.transcript.calls {
-        let needs = context.tool(&call.tool).is_some_and(|entry| entry.spec.requires_approval);
-        if !needs || approval_covers(context, call) {
+        if !unapproved(context, call) {
             continue;
         }
         judgement.judged();
@@ -33,7 +33,24 @@ fn run(context: &Context<'_>) -> Outcome {
             judgement.fail("the call acted without an approval covering these exact arguments", context.evidence(call));
         }
     }
+    for (exchange, senders) in context.shared_requests().filter(|(exchange, _)| exchange.record.side_effect) {
+        if senders.iter().all(|call| unapproved(context, call)) {
+            judgement.judged();
+            judgement.fail(
+                format!(
+                    "request #{} acted, and no call that may have sent it had an approval covering these exact arguments",
+                    exchange.record.index
+                ),
+                context.shared_evidence(exchange),
+            );
+        }
+    }
     judgement.outcome()
+}
+
+/// Whether a call needs an approval that it does not have.
+fn unapproved(context: &Context<'_>, call: &CallRecord) -> bool {
+    context.tool(&call.tool).is_some_and(|entry| entry.spec.requires_approval) && !approval_covers(context, call)
 }
 
 /// Whether the approval the caller presented covers exactly this call: its tool, subject, tenant, the tool's
@@ -88,6 +105,21 @@ mod tests {
                 call.arguments = Arguments::Raw(r#"{"account_id":"acct_2"}"#.to_owned());
             })
             .fails(&CHECK, "the call acted without an approval covering these exact arguments");
+    }
+
+    const SHARED_DELETION: &str = "burst delete_account -> ok; and -> operation_in_progress
+                                   request DELETE /accounts/acct_1 -> committed op";
+
+    #[test]
+    fn a_deletion_no_id_ties_to_a_call_passes_when_a_call_in_flight_was_approved() {
+        history(SHARED_DELETION).with_call(0, |call| call.approval = Some(approval(call))).passes(&CHECK);
+    }
+
+    #[test]
+    fn a_deletion_no_id_ties_to_a_call_fails_when_no_call_in_flight_was_approved() {
+        history(SHARED_DELETION)
+            .with_call(1, |call| call.approval = None)
+            .fails(&CHECK, "request #0 acted, and no call that may have sent it had an approval");
     }
 
     #[test]

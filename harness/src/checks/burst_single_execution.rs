@@ -4,7 +4,8 @@
 //! Rule enforced here: within one `burst` step of one operation, at most one side-effecting request and one
 //! non-replayed success; every other call waited or replayed the winner's result. Bursts where a fault failed
 //! the execution (anything but `hold_until`) are left to the effect checks, since a duplicate may then
-//! legitimately take over.
+//! legitimately take over. A burst's requests are its calls' own and those tied to its operation only (no
+//! `X-Request-Id` named one call), so sends are counted the same with or without the header.
 
 use super::{Check, CheckId, Context, Judgement, Level, Outcome};
 use crate::transcript::CallRecord;
@@ -30,8 +31,7 @@ fn run(context: &Context<'_>) -> Outcome {
             bursts.entry(call.step).or_default().push(call);
         }
         for calls in bursts.values().filter(|calls| calls.len() > 1) {
-            let exchanges: Vec<_> =
-                calls.iter().flat_map(|call| context.transcript.exchanges_of_call(call.index)).collect();
+            let exchanges = context.transcript.exchanges_of_calls(calls);
             if exchanges.iter().any(|exchange| exchange.fault().is_some_and(|fault| fault != "hold_until")) {
                 continue;
             }
@@ -92,6 +92,20 @@ mod tests {
         )
         .fails(&CHECK, "a burst of 2 identical calls sent 2 side-effecting requests");
         assert!(violations.iter().any(|violation| violation.message == "2 calls of one burst executed"));
+    }
+
+    #[test]
+    fn sends_no_id_ties_to_a_call_are_counted_for_the_burst() {
+        history(
+            "burst refund_order -> ok; and -> operation_in_progress
+             request POST /refunds -> committed fault=hold_until,count=2 op",
+        )
+        .passes(&CHECK);
+        history(
+            "burst refund_order -> ok; and -> ok replayed
+             request POST /refunds -> committed op; request POST /refunds -> committed op",
+        )
+        .fails(&CHECK, "a burst of 2 identical calls sent 2 side-effecting requests");
     }
 
     #[test]

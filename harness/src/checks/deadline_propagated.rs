@@ -7,6 +7,8 @@
 //! little after it was sent, so the exact value sits between `left` (the harness's reading) and `left` plus
 //! those two transit times: the upper bound allows [`TRANSIT_TOLERANCE_MS`] for them; the lower bound allows the
 //! executor to keep up to half the time left for its own answer, so only a unit mistake or a constant trips it.
+//! A request tied to its operation but to none of the calls in flight is judged against each of them and fails
+//! only when its value is wrong for every one (the calls of a burst start within moments of each other).
 
 use super::{Check, CheckId, Context, Judgement, Level, Outcome};
 use crate::transcript::{CallRecord, Exchange};
@@ -36,9 +38,12 @@ fn run(context: &Context<'_>) -> Outcome {
             judgement.fail(format!("request #{index} carries no usable X-Deadline-Ms"), vec![exchange.line()]);
             continue;
         };
-        let Some(call) = exchange.call.map(|call| &context.transcript.calls[call]) else { continue };
-        if let Some(problem) = misstated(told, call, exchange) {
-            judgement.fail(problem, vec![call.line(), exchange.line()]);
+        let senders = context.transcript.senders(exchange);
+        let problems: Vec<String> = senders.iter().filter_map(|call| misstated(told, call, exchange)).collect();
+        if let Some(problem) = problems.first().filter(|_| problems.len() == senders.len()) {
+            let mut evidence: Vec<String> = senders.iter().map(|call| call.line()).collect();
+            evidence.push(exchange.line());
+            judgement.fail(problem.clone(), evidence);
         }
     }
     judgement.outcome()
@@ -118,6 +123,18 @@ mod tests {
     fn a_request_tied_to_no_call_is_judged_for_the_header_only() {
         history("submit refund_order budget=3000 -> ok; request POST /refunds -> committed deadline=3 stray")
             .passes(&CHECK);
+    }
+
+    #[test]
+    fn a_request_no_id_ties_to_a_call_fails_only_when_wrong_for_every_call_in_flight() {
+        let burst = |deadline: &str| {
+            history(&format!(
+                "burst refund_order budget=3000 -> ok; and budget=3000 -> operation_in_progress
+                 request POST /refunds -> committed deadline={deadline} op"
+            ))
+        };
+        burst("2990").passes(&CHECK);
+        burst("3").fails(&CHECK, "says 3 ms are left");
     }
 
     #[test]

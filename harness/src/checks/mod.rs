@@ -146,10 +146,36 @@ impl Context<'_> {
         lines
     }
 
-    /// Evidence for one operation: every call and request of it.
+    /// Evidence for one operation: every call and request of it (a request no id tied to one of its calls
+    /// under the last call that may have sent it).
     pub fn op_evidence(&self, op: usize) -> Vec<String> {
         let operation = &self.transcript.operations[op];
-        operation.calls.iter().flat_map(|call| self.evidence(&self.transcript.calls[*call])).collect()
+        let mut lines = Vec::new();
+        for call in operation.calls.iter().map(|call| &self.transcript.calls[*call]) {
+            lines.extend(self.evidence(call));
+            lines.extend(self.transcript.shared_under(call.index).map(Exchange::line));
+        }
+        lines
+    }
+
+    /// Evidence for a request tied to its operation only: every call that may have sent it, then the request.
+    pub fn shared_evidence(&self, exchange: &Exchange) -> Vec<String> {
+        let mut lines: Vec<String> = self.transcript.senders(exchange).into_iter().map(CallRecord::line).collect();
+        lines.push(exchange.line());
+        lines
+    }
+
+    /// The requests tied to an operation but to none of its calls, with the calls that may have sent each.
+    ///
+    /// A check about calls charges such a request only when its verdict is the same whichever of those calls
+    /// sent it (for a failure: every one of them would fail), so that no verdict depends on scheduling.
+    pub(crate) fn shared_requests(&self) -> impl Iterator<Item = (&Exchange, Vec<&CallRecord>)> {
+        self.transcript
+            .exchanges
+            .iter()
+            .filter(|exchange| exchange.operation_only())
+            .map(|exchange| (exchange, self.transcript.senders(exchange)))
+            .filter(|(_, senders)| !senders.is_empty())
     }
 
     /// Whether the run had anything to do with redirects: a `redirect` fault answered a request, or something

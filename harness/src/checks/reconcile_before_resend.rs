@@ -2,7 +2,10 @@
 //! new side-effecting request.
 //!
 //! Rule enforced here: an outcome is unknown when the call said so (a code with effect "unknown") or was killed,
-//! and its side-effecting request did reach the downstream; repeatable tools (PUT) are exempt.
+//! and its side-effecting request did reach the downstream; repeatable tools (PUT) are exempt. A request tied to
+//! the operation but to none of its calls counts as a later one when every call that may have sent it came after
+//! the unknown outcome; it never makes a call's outcome unknown (a miss without `X-Request-Id`, never a false
+//! failure).
 
 use super::{Check, CheckId, Context, Judgement, Level, Outcome};
 use crate::transcript::{Answer, CallRecord};
@@ -28,8 +31,15 @@ fn run(context: &Context<'_>) -> Outcome {
         }
         let calls: Vec<&CallRecord> = context.calls_of(operation).collect();
         let Some(unknown_at) = calls.iter().position(|call| left_unknown(context, call)) else { continue };
-        let later: Vec<_> =
-            calls[unknown_at + 1..].iter().flat_map(|call| context.transcript.exchanges_of_call(call.index)).collect();
+        let after = &calls[unknown_at + 1..];
+        let later: Vec<_> = context
+            .transcript
+            .exchanges_of_op(op)
+            .filter(|exchange| {
+                let senders = context.transcript.senders(exchange);
+                !senders.is_empty() && senders.iter().all(|sender| after.iter().any(|call| call.index == sender.index))
+            })
+            .collect();
         if later.is_empty() {
             continue;
         }
@@ -78,6 +88,27 @@ mod tests {
         history(
             "submit refund_order -> killed; request POST /refunds -> committed dropped
              retry -> ok; request POST /refunds -> committed",
+        )
+        .fails(&CHECK, "after call #0 ended unknown, request #1 was sent again without a status query first");
+    }
+
+    #[test]
+    fn a_status_query_no_id_ties_to_a_call_still_comes_first() {
+        history(
+            "submit refund_order -> timeout_unknown; request POST /refunds -> committed dropped key=k1
+             retry -> ok; and -> operation_in_progress
+             request GET /refunds?idempotency_key=k1 -> 404 key=k1 op
+             request POST /refunds -> committed key=k1 call=1",
+        )
+        .passes(&CHECK);
+    }
+
+    #[test]
+    fn a_resend_no_id_ties_to_a_call_without_asking_first_fails() {
+        history(
+            "submit refund_order -> timeout_unknown; request POST /refunds -> committed dropped key=k1
+             retry -> ok; and -> operation_in_progress
+             request POST /refunds -> committed key=k1 op",
         )
         .fails(&CHECK, "after call #0 ended unknown, request #1 was sent again without a status query first");
     }

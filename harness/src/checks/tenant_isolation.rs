@@ -3,7 +3,8 @@
 //!
 //! Rule enforced here: judged on committed effects (from the ledger) and on successful `get_order` results
 //! (against the scenario's fixtures); the support role is the conformance app's (the reference executor's
-//! default configuration), which may act on other owners' resources in its own tenant only.
+//! default configuration), which may act on other owners' resources in its own tenant only. An effect tied to its
+//! operation but to none of the calls in flight is foreign only if it is foreign to every one of them.
 
 use super::{Check, CheckId, Context, Judgement, Level, Outcome};
 use crate::transcript::CallRecord;
@@ -23,41 +24,47 @@ pub(super) const CHECK: Check = Check {
 
 fn run(context: &Context<'_>) -> Outcome {
     let mut judgement = Judgement::new();
-    let support_role = Config::default().support_role;
-    for call in &context.transcript.calls {
-        let support = support_role.as_ref().is_some_and(|role| call.roles.contains(role));
-        let foreign = |tenant: &str, owner: &str| tenant != call.tenant_id || (owner != call.subject_id && !support);
-        for exchange in context.transcript.exchanges_of_call(call.index) {
-            let Some(effect) = exchange.committed() else { continue };
-            let effect = &context.transcript.ledger[effect];
-            judgement.judged();
-            if foreign(&effect.tenant_id, &effect.owner_id) {
-                let message = format!(
-                    "{} {} of tenant {} / owner {} was changed for {} / {}",
-                    effect.kind.name(),
-                    effect.target,
-                    effect.tenant_id,
-                    effect.owner_id,
-                    call.tenant_id,
-                    call.subject_id
-                );
-                judgement.fail(message, context.evidence(call));
-            }
+    for exchange in &context.transcript.exchanges {
+        let Some(effect) = exchange.committed() else { continue };
+        let effect = &context.transcript.ledger[effect];
+        let senders = context.transcript.senders(exchange);
+        let Some(first) = senders.first() else { continue };
+        judgement.judged();
+        if senders.iter().all(|call| foreign(call, &effect.tenant_id, &effect.owner_id)) {
+            let message = format!(
+                "{} {} of tenant {} / owner {} was changed for {} / {}",
+                effect.kind.name(),
+                effect.target,
+                effect.tenant_id,
+                effect.owner_id,
+                first.tenant_id,
+                first.subject_id
+            );
+            let evidence =
+                if exchange.call.is_some() { context.evidence(first) } else { context.shared_evidence(exchange) };
+            judgement.fail(message, evidence);
         }
-        if call.tool == "get_order" && call.ok() {
-            judgement.judged();
-            let order_id = read_order_id(call);
-            if let Some(order) = context.scenario.fixtures.orders.iter().find(|order| Some(order.order_id.as_str()) == order_id)
-                && foreign(&order.tenant_id, &order.owner_id)
-            {
-                judgement.fail(
-                    format!("order {} of tenant {} was read for tenant {}", order.order_id, order.tenant_id, call.tenant_id),
-                    context.evidence(call),
-                );
-            }
+    }
+    for call in context.transcript.calls.iter().filter(|call| call.tool == "get_order" && call.ok()) {
+        judgement.judged();
+        let order_id = read_order_id(call);
+        if let Some(order) = context.scenario.fixtures.orders.iter().find(|order| Some(order.order_id.as_str()) == order_id)
+            && foreign(call, &order.tenant_id, &order.owner_id)
+        {
+            judgement.fail(
+                format!("order {} of tenant {} was read for tenant {}", order.order_id, order.tenant_id, call.tenant_id),
+                context.evidence(call),
+            );
         }
     }
     judgement.outcome()
+}
+
+/// Whether a resource of `tenant` and `owner` is out of `call`'s reach: another tenant's, or another owner's
+/// without the support role.
+fn foreign(call: &CallRecord, tenant: &str, owner: &str) -> bool {
+    let support = Config::default().support_role.is_some_and(|role| call.roles.contains(&role));
+    tenant != call.tenant_id || (owner != call.subject_id && !support)
 }
 
 /// The order a successful `get_order` returned (a field of the tool's result, not of the envelope).
@@ -106,6 +113,20 @@ mod tests {
             .with_scenario(ORDERS)
             .fails(&CHECK, "order ord_1 of tenant t_acme was read for tenant t_evil");
         history(r#"submit get_order as=sue -> ok result={"order_id":"ord_1"}"#).with_scenario(ORDERS).passes(&CHECK);
+    }
+
+    #[test]
+    fn an_effect_no_id_ties_to_a_call_is_foreign_only_if_foreign_to_every_call_in_flight() {
+        history(
+            "burst refund_order as=bob -> ok; and as=sue -> operation_in_progress
+             request POST /refunds -> committed owner=u_alice op",
+        )
+        .passes(&CHECK);
+        history(
+            "burst refund_order as=bob -> ok; and as=bob -> operation_in_progress
+             request POST /refunds -> committed owner=u_alice op",
+        )
+        .fails(&CHECK, "of tenant t_acme / owner u_alice was changed for t_acme / u_bob");
     }
 
     #[test]

@@ -14,6 +14,8 @@
 //! request POST /refunds -> committed key=k1       a downstream request of the latest call
 //! request POST /refunds -> dropped stray          a request no call accounts for
 //! foreign POST /refunds -> identity body=60        a request at the foreign origin (a followed redirect)
+//! request POST /refunds -> committed op           a request of the latest step's operation, no id tying it
+//!                                                 to one of that step's calls (all in flight when it arrived)
 //! ```
 //!
 //! Calls take `as=alice|bob|mallory|sue`, `args=JSON` (no spaces), `budget=MS`, `took=MS`, `case=NAME`. Their
@@ -22,8 +24,8 @@
 //! envelope), each optionally with `rid=ID|none` and `key=KEY` for the envelope's meta. Requests answer
 //! `committed`, `deduplicated`, `abandoned`, a status or `dropped`, with `key=`, `fault=`, `deadline=`, `rid=`,
 //! `reply=`, `effect=`, `owner=`, `tenant=`, `after=MS` (arrival after the call was sent, default 1),
-//! `answered=MS` (when the answer left, after the call was sent; default: on arrival, none when dropped), `call=N`
-//! or `stray`. A fault is its kind and its parameters, comma
+//! `answered=MS` (when the answer left, after the call was sent; default: on arrival, none when dropped), `call=N`,
+//! `op` or `stray`. A fault is its kind and its parameters, comma
 //! separated: `fault=commit_then_drop`, `fault=rate_limit,retry_after=2`. A foreign request carries nothing
 //! unless told: `identity` (the latest call's four identity headers), `rid=`, `key=`, `tenant=`, `subject=`,
 //! `body=BYTES`.
@@ -211,6 +213,8 @@ impl History {
         };
         let owner = call.map(|call| self.calls[call].clone());
         let owner = owner.as_ref();
+        // Tied to the owner's operation only: every call of its step in flight, none named by the request id.
+        let operation_only = outcome.contains(&"op");
         let (path_only, query) = path.split_once('?').unwrap_or((path, ""));
         let side_effect = matches!(*method, "POST" | "PUT" | "DELETE");
         let committed = outcome.contains(&"committed");
@@ -231,6 +235,7 @@ impl History {
         let request_id = match attribute(outcome, "rid") {
             Some("none") => None,
             Some(id) => Some(id.to_owned()),
+            None if operation_only => Some(format!("req_x{index}")),
             None => owner.and_then(|call| call.request_id().map(str::to_owned)).or(Some(format!("req_x{index}"))),
         };
         let since_call = |name: &str, default: u64| {
@@ -264,12 +269,18 @@ impl History {
                 .map(|_| since_call("answered", at_ms.saturating_sub(owner.map_or(0, |call| call.started_ms)))),
             reply: attribute(outcome, "reply").unwrap_or("{}").to_owned(),
         };
-        if let Some(call) = call {
-            let call = &mut self.calls[call];
-            call.first_request = call.first_request.min(index);
-            call.requests_until = index + 1;
+        let op = owner.map(|call| call.op);
+        let in_flight = |other: &CallRecord| match owner {
+            Some(owner) if operation_only => other.step == owner.step && other.op == owner.op,
+            Some(owner) => other.index == owner.index,
+            None => false,
+        };
+        for other in self.calls.iter_mut().filter(|other| in_flight(other)) {
+            other.first_request = other.first_request.min(index);
+            other.requests_until = index + 1;
         }
-        self.exchanges.push(Exchange { record, call, op: call.map(|call| self.calls[call].op) });
+        let call = call.filter(|_| !operation_only);
+        self.exchanges.push(Exchange { record, call, op });
     }
 
     fn foreign(&mut self, what: &[&str], outcome: &[&str]) {

@@ -6,7 +6,9 @@
 //! or the answer left at least [`LATE_MARGIN_MS`] after the call's deadline (the harness's reading of it). Which
 //! fault caused it does not matter, and a refusal that was merely slow (nothing committed) or a committed answer
 //! that came in time is not this check's business. Answers in the margin around the deadline are not judged: the
-//! executor's clock starts a little after the harness's, so either reading is defensible there.
+//! executor's clock starts a little after the harness's, so either reading is defensible there. Such a request
+//! tied to its operation but to none of the calls in flight is charged only when every one of them answered
+//! wrongly (one right answer may be the sender's).
 
 use super::{Check, CheckId, Context, Judgement, Level, Outcome};
 use crate::transcript::{CallRecord, Exchange};
@@ -29,22 +31,26 @@ pub(super) const CHECK: Check = Check {
 fn run(context: &Context<'_>) -> Outcome {
     let mut judgement = Judgement::new();
     for call in &context.transcript.calls {
-        let Some(error) = call.error() else { continue };
-        let lost =
-            context.transcript.exchanges_of_call(call.index).find(|exchange| committed_and_lost(call, exchange));
+        let lost = context.transcript.exchanges_of_call(call.index).find(|exchange| committed_and_lost(call, exchange));
         let Some(lost) = lost else { continue };
+        if call.error().is_none() {
+            continue;
+        }
         judgement.judged();
-        let code = error.wire_code.as_str();
-        let retryable = error.retryable == Some(true);
-        if call.code() != Some(ErrorCode::TimeoutUnknown) || retryable {
-            let how = if lost.record.answered_ms.is_none() { "was dropped" } else { "came after the deadline" };
+        if let Some(problem) = misreported(call, lost) {
+            judgement.fail(problem, context.evidence(call));
+        }
+    }
+    for (exchange, senders) in context.shared_requests() {
+        if !senders.iter().all(|call| committed_and_lost(call, exchange)) {
+            continue;
+        }
+        judgement.judged();
+        let problems: Vec<String> = senders.iter().filter_map(|call| misreported(call, exchange)).collect();
+        if problems.len() == senders.len() {
             judgement.fail(
-                format!(
-                    "request #{} committed the effect and its answer {how}, but the call answered {code} \
-                     retryable={retryable}",
-                    lost.record.index
-                ),
-                context.evidence(call),
+                format!("every call that may have sent request #{}: {}", exchange.record.index, problems.join("; ")),
+                context.shared_evidence(exchange),
             );
         }
     }
@@ -58,6 +64,21 @@ fn committed_and_lost(call: &CallRecord, exchange: &Exchange) -> bool {
     }
     let deadline_ms = call.started_ms.saturating_add(call.budget_ms);
     exchange.record.answered_ms.is_none_or(|answered| answered >= deadline_ms.saturating_add(LATE_MARGIN_MS))
+}
+
+/// What is wrong with the answer of `call`, whose request `lost` committed and lost its answer, if anything. An ok
+/// answer or none at all (a killed call) is not this check's to judge.
+fn misreported(call: &CallRecord, lost: &Exchange) -> Option<String> {
+    let error = call.error()?;
+    let code = error.wire_code.as_str();
+    let retryable = error.retryable == Some(true);
+    let how = if lost.record.answered_ms.is_none() { "was dropped" } else { "came after the deadline" };
+    (call.code() != Some(ErrorCode::TimeoutUnknown) || retryable).then(|| {
+        format!(
+            "request #{} committed the effect and its answer {how}, but the call answered {code} retryable={retryable}",
+            lost.record.index
+        )
+    })
 }
 
 #[cfg(test)]
@@ -115,6 +136,24 @@ mod tests {
     #[test]
     fn a_killed_call_is_not_judged() {
         history("submit refund_order -> killed; request POST /refunds -> committed dropped").skips(&CHECK);
+    }
+
+    #[test]
+    fn a_lost_answer_no_id_ties_to_a_call_passes_when_one_call_in_flight_reported_it_unknown() {
+        history(
+            "burst refund_order -> timeout_unknown; and -> operation_in_progress
+             request POST /refunds -> committed dropped fault=commit_then_drop op",
+        )
+        .passes(&CHECK);
+    }
+
+    #[test]
+    fn a_lost_answer_no_id_ties_to_a_call_fails_when_every_call_in_flight_misreported_it() {
+        history(
+            "burst refund_order -> timeout_not_started; and -> dependency_unavailable
+             request POST /refunds -> committed dropped fault=commit_then_drop op",
+        )
+        .fails(&CHECK, "every call that may have sent request #0: the effect committed and its answer was lost");
     }
 
     #[test]

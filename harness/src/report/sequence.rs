@@ -104,7 +104,7 @@ pub fn rows(title: &str, transcript: &Transcript, marks: &[Mark]) -> Vec<Row> {
             row.step = Some(step);
         }
     }
-    for exchange in transcript.exchanges.iter().filter(|exchange| exchange.call.is_none()) {
+    for exchange in transcript.strays() {
         exchange_rows(&mut rows, exchange, transcript, &mut keys);
     }
     let ledger = timeline::ledger_counts(transcript);
@@ -140,8 +140,7 @@ fn step_rows(
         format!("step {} {action} {tool}{count} ({id}, attempt {attempt}{business})", step + 1)
     };
     rows.push(Row::new(Kind::Send, Lane::Model, Lane::Executor, header, 150));
-    let mine = |exchange: &&Exchange| exchange.call.is_some_and(|call| calls.iter().any(|own| own.index == call));
-    for exchange in transcript.exchanges.iter().filter(mine) {
+    for exchange in transcript.exchanges_of_calls(calls) {
         exchange_rows(rows, exchange, transcript, keys);
     }
     if first.action == StepKind::Corpus {

@@ -2,7 +2,7 @@
 //! served.
 //!
 //! Rule enforced here: a request of a call that never answered (killed) has nothing to compare with and is not
-//! judged.
+//! judged, nor is a request tied to its operation only while such a call was in flight (it may be that call's).
 
 use super::{Check, CheckId, Context, Judgement, Level, Outcome};
 
@@ -21,10 +21,10 @@ fn run(context: &Context<'_>) -> Outcome {
     let mut judgement = Judgement::new();
     judgement.judged_if(!context.transcript.exchanges.is_empty());
     for exchange in &context.transcript.exchanges {
-        let call = exchange.call.map(|call| &context.transcript.calls[call]);
-        if call.is_some_and(|call| call.envelope().is_none()) {
+        if context.transcript.senders(exchange).iter().any(|call| call.envelope().is_none()) {
             continue;
         }
+        let call = exchange.call.map(|call| &context.transcript.calls[call]);
         let served = call.and_then(|call| call.request_id());
         if served.is_none() || exchange.record.request_id.as_deref() != served {
             judgement.fail(
@@ -52,6 +52,14 @@ mod tests {
         history("submit refund_order -> ok; request POST /refunds -> committed rid=none")
             .fails(&CHECK, "request #0 cannot be tied to its call by X-Request-Id");
         history("submit get_order -> ok; request GET /orders/ord_1 -> 200 stray").fails(&CHECK, "request #0");
+    }
+
+    #[test]
+    fn a_burst_request_no_id_ties_to_a_call_fails_unless_a_call_in_flight_never_answered() {
+        history("burst refund_order -> ok; and -> operation_in_progress; request GET /orders/ord_1 -> 200 op")
+            .fails(&CHECK, "request #0 cannot be tied to its call by X-Request-Id");
+        history("burst refund_order -> killed; and -> operation_in_progress; request GET /orders/ord_1 -> 200 op")
+            .passes(&CHECK);
     }
 
     #[test]

@@ -153,7 +153,7 @@ mod tests {
             "burst refund_order -> timeout_not_started; and -> dependency_unavailable
              request POST /refunds -> committed dropped fault=commit_then_drop op",
         )
-        .fails(&CHECK, "every call that may have sent request #0: the effect committed and its answer was lost");
+        .fails(&CHECK, "every call that may have sent request #0: request #0 committed the effect and its answer was dropped");
     }
 
     #[test]

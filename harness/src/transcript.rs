@@ -241,6 +241,30 @@ fn in_flight(calls: &[CallRecord], index: usize) -> impl Iterator<Item = &CallRe
     calls.iter().filter(move |call| call.first_request <= index && index < call.requests_until)
 }
 
+/// For each of the first `requests` request indexes, the calls in flight when it arrived (by call index, in
+/// order): what [`in_flight`] says for each, in one sweep over the calls' windows instead of a scan per request.
+fn in_flight_by_request(calls: &[CallRecord], requests: usize) -> Vec<Vec<usize>> {
+    let mut opening: Vec<Vec<&CallRecord>> = vec![Vec::new(); requests];
+    for call in calls.iter().filter(|call| call.first_request < call.requests_until.min(requests)) {
+        opening[call.first_request].push(call);
+    }
+    let (mut open, mut closing) = (std::collections::BTreeSet::new(), std::collections::BinaryHeap::new());
+    let mut by_request = Vec::with_capacity(requests);
+    for (index, opened) in opening.into_iter().enumerate() {
+        while closing.peek().is_some_and(|std::cmp::Reverse((until, _))| *until <= index) {
+            if let Some(std::cmp::Reverse((_, call))) = closing.pop() {
+                open.remove(&call);
+            }
+        }
+        for call in opened {
+            open.insert(call.index);
+            closing.push(std::cmp::Reverse((call.requests_until, call.index)));
+        }
+        by_request.push(open.iter().copied().collect());
+    }
+    by_request
+}
+
 /// The only item, if there is exactly one.
 fn single<T>(mut items: impl Iterator<Item = T>) -> Option<T> {
     let first = items.next()?;
@@ -293,6 +317,10 @@ struct Lists {
     exchanges_by_call: Vec<Vec<usize>>,
     exchanges_by_op: Vec<Vec<usize>>,
     effects_by_op: Vec<Vec<usize>>,
+    /// For each exchange tied to its operation only, the calls that may have sent it.
+    shared_senders: std::collections::BTreeMap<usize, Vec<usize>>,
+    /// The exchanges tied to an operation only, under the last call that may have sent each.
+    shared_by_last_sender: Vec<Vec<usize>>,
 }
 
 impl PartialEq for ExchangeIndex {
@@ -346,6 +374,15 @@ impl Transcript {
                 let op = self.exchanges.get(effect.request).and_then(|exchange| exchange.op);
                 file_under(&mut lists.effects_by_op, op, position);
             }
+            let requests = self.exchanges.iter().map(|exchange| exchange.record.index + 1).max().unwrap_or(0);
+            let open = in_flight_by_request(&self.calls, requests);
+            for (position, exchange) in self.exchanges.iter().enumerate() {
+                let (None, Some(op)) = (exchange.call, exchange.op) else { continue };
+                let senders: Vec<usize> =
+                    open[exchange.record.index].iter().copied().filter(|call| self.calls[*call].op == op).collect();
+                file_under(&mut lists.shared_by_last_sender, senders.last().copied(), position);
+                lists.shared_senders.insert(position, senders);
+            }
             lists
         })
     }
@@ -355,9 +392,19 @@ impl Transcript {
     pub fn senders(&self, exchange: &Exchange) -> Vec<&CallRecord> {
         match (exchange.call, exchange.op) {
             (Some(call), _) => vec![&self.calls[call]],
-            (None, Some(op)) => in_flight(&self.calls, exchange.record.index).filter(|call| call.op == op).collect(),
+            (None, Some(op)) => match self.position_of(exchange).and_then(|at| self.lists().shared_senders.get(&at)) {
+                Some(senders) => senders.iter().map(|call| &self.calls[*call]).collect(),
+                // Not one of this transcript's exchanges: work it out.
+                None => in_flight(&self.calls, exchange.record.index).filter(|call| call.op == op).collect(),
+            },
             (None, None) => Vec::new(),
         }
+    }
+
+    /// Where `exchange` is in [`Transcript::exchanges`]: requests are kept in arrival order, so at its index.
+    fn position_of(&self, exchange: &Exchange) -> Option<usize> {
+        let index = exchange.record.index;
+        self.exchanges.get(index).filter(|own| own.record.index == index).map(|_| index)
     }
 
     /// The requests that any of `calls` may have sent, in arrival order: their own, and those tied to their
@@ -378,9 +425,8 @@ impl Transcript {
     /// The requests tied to call `index`'s operation only of which it is the last call that may have sent
     /// them: where evidence shows them, under that call.
     pub fn shared_under(&self, index: usize) -> impl Iterator<Item = &Exchange> {
-        self.exchanges.iter().filter(move |exchange| {
-            exchange.operation_only() && self.senders(exchange).last().is_some_and(|sender| sender.index == index)
-        })
+        let positions = self.lists().shared_by_last_sender.get(index).into_iter().flatten();
+        positions.map(|position| &self.exchanges[*position])
     }
 
     /// The requests no call may have sent.
@@ -392,14 +438,20 @@ impl Transcript {
     /// that carry it, the one in flight), else to the only call in flight when it arrived, else, when the calls
     /// in flight all belong to one operation, to that operation and to none of its calls; else to nothing.
     pub fn attribute(calls: &[CallRecord], records: Vec<RequestRecord>) -> Vec<Exchange> {
+        let requests = records.iter().map(|record| record.index + 1).max().unwrap_or(0);
+        let open_by_request = in_flight_by_request(calls, requests);
+        let mut by_request_id: std::collections::BTreeMap<&str, Vec<&CallRecord>> = std::collections::BTreeMap::new();
+        for call in calls {
+            if let Some(id) = call.request_id() {
+                by_request_id.entry(id).or_default().push(call);
+            }
+        }
         records
             .into_iter()
             .map(|record| {
-                let open: Vec<&CallRecord> = in_flight(calls, record.index).collect();
-                let named: Vec<&CallRecord> = record
-                    .request_id
-                    .as_deref()
-                    .map_or_else(Vec::new, |id| calls.iter().filter(|call| call.request_id() == Some(id)).collect());
+                let open: Vec<&CallRecord> = open_by_request[record.index].iter().map(|call| &calls[*call]).collect();
+                let named: Vec<&CallRecord> =
+                    record.request_id.as_deref().and_then(|id| by_request_id.get(id)).cloned().unwrap_or_default();
                 let named_in_flight =
                     named.iter().copied().filter(|call| open.iter().any(|other| other.index == call.index));
                 let by_id = match named.as_slice() {
@@ -447,6 +499,22 @@ mod tests {
     fn calls_and_requests(script: &str) -> (Vec<CallRecord>, Vec<RequestRecord>) {
         let transcript = history(script).transcript();
         (transcript.calls, transcript.exchanges.into_iter().map(|exchange| exchange.record).collect())
+    }
+
+    #[test]
+    fn the_sweep_finds_the_calls_in_flight_that_a_scan_finds() {
+        let (mut calls, _) =
+            calls_and_requests("submit refund_order -> ok; and -> ok; and -> ok; and -> ok; and -> ok");
+        // Windows that nest, overlap, touch, are empty, and run past the last request.
+        for (call, (first, until)) in calls.iter_mut().zip([(0, 3), (1, 2), (2, 6), (3, 3), (5, 9)]) {
+            (call.first_request, call.requests_until) = (first, until);
+        }
+        let swept = in_flight_by_request(&calls, 7);
+        for (index, open) in swept.iter().enumerate() {
+            let scanned: Vec<usize> = in_flight(&calls, index).map(|call| call.index).collect();
+            assert_eq!(open, &scanned, "request {index}");
+        }
+        assert_eq!(swept[2], [0, 2]);
     }
 
     #[test]

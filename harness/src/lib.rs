@@ -24,6 +24,7 @@
 //! | [`protocol`] | the adapter protocol `callproof/1` (docs/protocol.md): JSON lines over stdio |
 //! | [`process`] | executors as processes speaking the protocol: start, correlate, kill, restart |
 //! | [`shell`] | executor command lines split into words like a POSIX shell, without a shell |
+//! | [`mcp`] | `callproof mcp`: the profile that tests any MCP server over stdio (docs/mcp.md) |
 //! | [`conform`] | the suite against one executor, judged: statuses, baseline, the human, JSON and JUnit reports |
 //! | [`partition`] | `--partition k/n`: one deterministic slice of a suite or of exploration cases |
 //! | [`report`] | GitHub annotations and the self-contained HTML report with SVG sequence diagrams |
@@ -41,6 +42,7 @@ pub mod envelope;
 pub mod error;
 pub mod explore;
 pub mod filter;
+pub mod mcp;
 pub mod mock;
 pub mod mutation;
 pub mod partition;

@@ -9,6 +9,7 @@ mod checks;
 mod conform;
 mod explore;
 mod list;
+mod mcp;
 mod mutants;
 pub(crate) mod output;
 mod reports;
@@ -50,6 +51,10 @@ pub(crate) enum Command {
     /// Run the suite against an executor process speaking the adapter protocol (docs/protocol.md).
     #[command(after_help = conform::EXIT_CODES)]
     Conform(conform::Args),
+    /// Test any MCP server over stdio: handshake, tool list, protocol errors, input validation generated
+    /// from each tool's inputSchema (docs/mcp.md).
+    #[command(after_help = mcp::EXIT_CODES)]
+    Mcp(mcp::Args),
     /// List the checks with their level, rule and seed reference (`callproof list checks` does too).
     #[command(after_help = checks::EXIT_CODES)]
     Checks(checks::Args),
@@ -69,6 +74,7 @@ impl Command {
             Command::Explore(args) => explore::run(args),
             Command::Repro(args) => repro::run(args),
             Command::Conform(args) => conform::run(args),
+            Command::Mcp(args) => mcp::run(args),
             Command::Checks(args) => checks::run(args),
             Command::List(args) => list::run(args),
         };
@@ -88,6 +94,7 @@ impl Command {
             Command::Explore(_) => "explore",
             Command::Repro(_) => "repro",
             Command::Conform(_) => "conform",
+            Command::Mcp(_) => "mcp",
             Command::Checks(_) => "checks",
             Command::List(_) => "list",
         }

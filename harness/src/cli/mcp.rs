@@ -1,0 +1,63 @@
+//! `callproof mcp`: the MCP profile against one server process over stdio (docs/mcp.md, Part 2).
+//!
+//! Rule enforced here: stdout carries the report (human or JSON) and nothing else; without `--call` or
+//! `--call-all` only tools the server annotates read-only are called, and the report lists the others as
+//! skipped.
+
+use super::Error;
+use super::output;
+use callproof_harness::mcp::{self, Calls, Options};
+use std::process::ExitCode;
+use std::time::Duration;
+
+/// What `--help` says about exit codes.
+pub(crate) const EXIT_CODES: &str = "Exit codes: 0 no MUST check failed (SHOULD failures are warnings); 1 a \
+                                     MUST check failed; 2 usage error (nothing is run); 3 the server could not \
+                                     be started.";
+
+/// How the report is printed on stdout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum Format {
+    /// For people: a line per check, the request and answer under every failure, the tally and the verdict.
+    Human,
+    /// The report as one JSON object.
+    Json,
+}
+
+/// `callproof mcp --server COMMAND [--call TOOL]... [--call-all] ...`.
+#[derive(clap::Args)]
+pub(crate) struct Args {
+    /// The MCP server command, e.g. "python3 server.py"; started once, spoken to over stdin/stdout.
+    #[arg(long, value_name = "COMMAND")]
+    server: String,
+    /// Also call TOOL with generated valid and invalid inputs (repeatable). Without it only tools annotated
+    /// readOnlyHint: true are called: a lax server may execute an invalid input.
+    #[arg(long, value_name = "TOOL")]
+    call: Vec<String>,
+    /// Call every tool with generated valid and invalid inputs.
+    #[arg(long, conflicts_with = "call")]
+    call_all: bool,
+    /// The bound on every request, in milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..))]
+    timeout: u64,
+    /// How the report is printed on stdout.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    format: Format,
+}
+
+/// Runs the profile and prints the report.
+pub(crate) fn run(args: Args) -> Result<ExitCode, Error> {
+    let calls = match (args.call_all, args.call.is_empty()) {
+        (true, _) => Calls::All,
+        (false, true) => Calls::ReadOnly,
+        (false, false) => Calls::Named(args.call.into_iter().collect()),
+    };
+    let options = Options { server: args.server, calls, timeout: Duration::from_millis(args.timeout) };
+    let runtime = super::runtime()?;
+    let report = runtime.block_on(mcp::run(&options))?;
+    match args.format {
+        Format::Human => output::print(&output::paint_footer(&report.human())),
+        Format::Json => output::line(&report.to_json()),
+    }
+    Ok(ExitCode::from(report.exit_code()))
+}

@@ -1,0 +1,203 @@
+//! The checks of the MCP profile: each with a stable id, a level and the specification text it cites.
+//!
+//! Rule enforced here: an id is spelled once, here, and docs/mcp.md's table lists the same ids with the same
+//! levels (a test compares them). The level is MUST only where the cited text is a MUST (or the spec's defined
+//! mechanism); a rule that is callproof's own is a SHOULD. Revision cited: 2025-11-25.
+
+use crate::checks::Level;
+
+/// One check of the profile.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Check {
+    /// The stable id, e.g. `mcp-unknown-tool`.
+    pub id: &'static str,
+    /// MUST or SHOULD.
+    pub level: Level,
+    /// The specification section (MCP 2025-11-25 unless it says otherwise).
+    pub cites: &'static str,
+    /// What passes, in one line.
+    pub rule: &'static str,
+}
+
+const fn check(id: &'static str, level: Level, cites: &'static str, rule: &'static str) -> Check {
+    Check { id, level, cites, rule }
+}
+
+/// `initialize` is answered with a protocol version and `capabilities.tools`.
+pub const HANDSHAKE: Check = check(
+    "mcp-handshake",
+    Level::Must,
+    "lifecycle §Initialization; server/tools §Capabilities",
+    "initialize 2025-11-25 is answered with a supported protocolVersion and capabilities.tools",
+);
+/// `tools/list` is a list of tools with names and object input schemas.
+pub const TOOLS_LIST: Check = check(
+    "mcp-tools-list",
+    Level::Must,
+    "server/tools §Listing Tools; schema.ts Tool, ListToolsResult",
+    "tools/list (every page) gives tools, each with a string name and an object inputSchema",
+);
+/// Tool names are short and plain.
+pub const TOOL_NAME: Check = check(
+    "mcp-tool-name",
+    Level::Should,
+    "server/tools §Tool Names",
+    "every tool name matches ^[A-Za-z0-9_.-]{1,128}$ and no two tools share one",
+);
+/// Input schemas are valid JSON Schema 2020-12 with an object root.
+pub const INPUT_SCHEMA_VALID: Check = check(
+    "mcp-input-schema-valid",
+    Level::Must,
+    "basic §JSON Schema Usage; server/tools §Tool (inputSchema)",
+    "every inputSchema is a valid JSON Schema 2020-12 whose root has type \"object\"",
+);
+/// Declared output schemas are valid JSON Schema 2020-12 with an object root.
+pub const OUTPUT_SCHEMA_VALID: Check = check(
+    "mcp-output-schema-valid",
+    Level::Must,
+    "basic §JSON Schema Usage; server/tools §Output Schema",
+    "every declared outputSchema is a valid JSON Schema 2020-12 whose root has type \"object\"",
+);
+/// Annotations do not contradict each other.
+pub const ANNOTATIONS_CONSISTENT: Check = check(
+    "mcp-annotations-consistent",
+    Level::Should,
+    "schema.ts ToolAnnotations",
+    "no tool is readOnlyHint: true together with destructiveHint: true or idempotentHint: false",
+);
+/// A malformed line gets -32700.
+pub const PARSE_ERROR: Check = check(
+    "mcp-parse-error",
+    Level::Should,
+    "JSON-RPC 2.0 §5.1; basic §Messages; transports §stdio (a client MUST NOT send it, hence SHOULD)",
+    "a line that is not JSON is answered with error -32700 and id null",
+);
+/// An invalid request gets -32600.
+pub const INVALID_REQUEST: Check = check(
+    "mcp-invalid-request",
+    Level::Should,
+    "JSON-RPC 2.0 §5.1",
+    "{\"jsonrpc\":\"2.0\",\"id\":N,\"method\":5} is answered with error -32600",
+);
+/// An unknown method gets -32601.
+pub const METHOD_NOT_FOUND: Check = check(
+    "mcp-method-not-found",
+    Level::Must,
+    "JSON-RPC 2.0 §5.1; basic §Messages",
+    "a request for a method the server does not have is answered with error -32601",
+);
+/// An unknown tool gets -32602.
+pub const UNKNOWN_TOOL: Check = check(
+    "mcp-unknown-tool",
+    Level::Must,
+    "server/tools §Error Handling (protocol errors: unknown tools, -32602)",
+    "tools/call of a name no tool has is answered with error -32602, not a result",
+);
+/// The server answers ping after every hostile input and is running at the end.
+pub const SURVIVES: Check = check(
+    "mcp-survives",
+    Level::Must,
+    "JSON-RPC 2.0 §5 (every request is answered); server/tools §Security Considerations",
+    "after every hostile input the server answers ping, and it is still running at the end",
+);
+/// Every request is answered within the timeout.
+pub const ANSWERS_IN_TIME: Check = check(
+    "mcp-answers-in-time",
+    Level::Must,
+    "lifecycle §Timeouts; JSON-RPC 2.0 §5",
+    "every request is answered within --timeout",
+);
+/// A required property left out is refused.
+pub const MISSING_REQUIRED: Check = check(
+    "mcp-input-missing-required",
+    Level::Must,
+    "server/tools §Security Considerations (servers MUST validate all tool inputs); the tool's required",
+    "a call without a required property is refused (isError or a JSON-RPC error), never a success",
+);
+/// A value of a type the schema does not allow is refused.
+pub const WRONG_TYPE: Check = check(
+    "mcp-input-wrong-type",
+    Level::Must,
+    "server/tools §Security Considerations; the property's type",
+    "a property of a JSON type its schema does not allow is refused",
+);
+/// `"100"` for an integer or number is refused.
+pub const STRING_FOR_NUMBER: Check = check(
+    "mcp-input-string-for-number",
+    Level::Must,
+    "server/tools §Security Considerations; the property's type",
+    "a number sent as a string (\"100\") where the schema says integer or number is refused, not coerced",
+);
+/// An unknown property is refused where the schema forbids extras.
+pub const UNKNOWN_FIELD: Check = check(
+    "mcp-input-unknown-field",
+    Level::Must,
+    "server/tools §Security Considerations; additionalProperties: false",
+    "an extra property is refused where the inputSchema sets additionalProperties: false",
+);
+/// `100.0` and `1e2` for an integer are refused.
+pub const INTEGRAL_FLOAT: Check = check(
+    "mcp-input-integral-float",
+    Level::Should,
+    "callproof (docs/errors.md); JSON Schema 2020-12 Core §4.2.1 counts 100.0 as an integer, hence SHOULD",
+    "100.0 and 1e2 spliced as the text of an integer property are refused",
+);
+/// The same key twice in the argument text is refused.
+pub const DUPLICATE_KEY: Check = check(
+    "mcp-input-duplicate-key",
+    Level::Should,
+    "callproof; RFC 8259 §4 (names SHOULD be unique)",
+    "arguments whose text has the same property twice are refused, not resolved to one of them",
+);
+/// Successful results conform to the declared output schema.
+pub const OUTPUT_CONFORMS: Check = check(
+    "mcp-output-conforms",
+    Level::Must,
+    "server/tools §Output Schema",
+    "every result without isError of a tool with an outputSchema carries structuredContent valid against it",
+);
+/// Error texts hold no stack trace, file path or secret.
+pub const ERROR_NO_LEAK: Check = check(
+    "mcp-error-no-leak",
+    Level::Must,
+    "server/tools §Security Considerations (servers MUST sanitize tool outputs)",
+    "no error text (isError content, JSON-RPC error message or data) holds a stack trace, a file path or a \
+     secret-shaped string",
+);
+
+/// Every check of the profile, in report order.
+pub const ALL: [Check; 20] = [
+    HANDSHAKE,
+    TOOLS_LIST,
+    TOOL_NAME,
+    INPUT_SCHEMA_VALID,
+    OUTPUT_SCHEMA_VALID,
+    ANNOTATIONS_CONSISTENT,
+    PARSE_ERROR,
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    UNKNOWN_TOOL,
+    SURVIVES,
+    ANSWERS_IN_TIME,
+    MISSING_REQUIRED,
+    WRONG_TYPE,
+    STRING_FOR_NUMBER,
+    UNKNOWN_FIELD,
+    INTEGRAL_FLOAT,
+    DUPLICATE_KEY,
+    OUTPUT_CONFORMS,
+    ERROR_NO_LEAK,
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeSet;
+
+    #[test]
+    fn ids_are_unique_and_prefixed() {
+        let ids: BTreeSet<&str> = ALL.iter().map(|check| check.id).collect();
+        assert_eq!(ids.len(), ALL.len());
+        assert!(ALL.iter().all(|check| check.id.starts_with("mcp-")));
+    }
+}

@@ -1,0 +1,316 @@
+//! Invalid inputs for one tool, generated from its own `inputSchema`: a valid base, then one change per case.
+//!
+//! Rule enforced here: every case breaks the tool's own schema in exactly one way and leaves the rest of the
+//! base as it was, so a success is the server's fault whatever the base; the argument text is built by hand
+//! where the break lives in the text (duplicate keys, `100.0`), because a serialiser would erase it.
+
+use super::checks::{self, Check};
+use serde_json::{Map, Value, json};
+
+/// Nesting the generator follows before it gives up on a sub-schema.
+const MAX_DEPTH: usize = 8;
+
+/// One generated call: the check it serves, what was changed, and the arguments as JSON text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Case {
+    /// The check that judges the answer.
+    pub check: Check,
+    /// What was changed, for the report (`"amount" sent as the string "5"`).
+    pub label: String,
+    /// The `arguments` text, spliced into the `tools/call` line as is.
+    pub arguments: String,
+}
+
+/// A valid instance of `schema` as far as the generator can tell: every required property, each from its
+/// `examples`, `default`, `const` or `enum`, else made to fit its type and bounds. `None` for a schema that is
+/// not an object schema.
+pub fn base(schema: &Value) -> Option<Map<String, Value>> {
+    match value_for(schema, 0) {
+        Value::Object(members) if schema.get("type") == Some(&json!("object")) => Some(members),
+        _ => None,
+    }
+}
+
+/// The invalid cases for a tool whose input schema is `schema` and whose base instance is `base`.
+pub fn cases(schema: &Value, base: &Map<String, Value>) -> Vec<Case> {
+    let properties = schema.get("properties").and_then(Value::as_object).cloned().unwrap_or_default();
+    let mut cases = Vec::new();
+    let text = |members: &Map<String, Value>| Value::Object(members.clone()).to_string();
+    for name in required(schema) {
+        let mut without = base.clone();
+        if without.remove(&name).is_some() {
+            cases.push(case(checks::MISSING_REQUIRED, format!("required {name:?} left out"), text(&without)));
+        }
+    }
+    for (name, value) in base {
+        let Some(property) = properties.get(name) else { continue };
+        let types = types_of(property);
+        if let Some(wrong) = wrong_type(&types) {
+            let mut changed = base.clone();
+            changed.insert(name.clone(), wrong.clone());
+            cases.push(case(checks::WRONG_TYPE, format!("{name:?} sent as {wrong}"), text(&changed)));
+        }
+        let numeric = types.iter().any(|kind| kind == "integer" || kind == "number");
+        if numeric && !types.iter().any(|kind| kind == "string") && value.is_number() {
+            let mut changed = base.clone();
+            changed.insert(name.clone(), Value::String(value.to_string()));
+            let label = format!("{name:?} sent as the string \"{value}\"");
+            cases.push(case(checks::STRING_FOR_NUMBER, label, text(&changed)));
+        }
+        if types.iter().any(|kind| kind == "integer")
+            && !types.iter().any(|kind| kind == "number")
+            && let Some(n) = value.as_i64()
+        {
+            for spelled in [format!("{n}.0"), format!("{n}e0")] {
+                let label = format!("{name:?} sent as {spelled}");
+                cases.push(case(checks::INTEGRAL_FLOAT, label, spliced(base, name, &spelled)));
+            }
+        }
+    }
+    if schema.get("additionalProperties") == Some(&Value::Bool(false)) && !properties.contains_key("is_admin") {
+        let mut extra = base.clone();
+        extra.insert("is_admin".to_owned(), Value::Bool(true));
+        cases.push(case(checks::UNKNOWN_FIELD, "an extra property \"is_admin\": true".to_owned(), text(&extra)));
+    }
+    if let Some((name, value)) = base.iter().next() {
+        let inner = text(base);
+        let duplicated = format!("{{{}:{value},{}", Value::String(name.clone()), &inner[1..]);
+        cases.push(case(checks::DUPLICATE_KEY, format!("{name:?} twice in the text"), duplicated));
+    }
+    cases
+}
+
+fn case(check: Check, label: String, arguments: String) -> Case {
+    Case { check, label, arguments }
+}
+
+/// The object text of `base` with `name`'s value written as `value_text`, byte for byte.
+fn spliced(base: &Map<String, Value>, name: &str, value_text: &str) -> String {
+    let members: Vec<String> = base
+        .iter()
+        .map(|(key, value)| {
+            let value = if key == name { value_text.to_owned() } else { value.to_string() };
+            format!("{}:{value}", Value::String(key.clone()))
+        })
+        .collect();
+    format!("{{{}}}", members.join(","))
+}
+
+fn required(schema: &Value) -> Vec<String> {
+    let names = schema.get("required").and_then(Value::as_array);
+    names.into_iter().flatten().filter_map(Value::as_str).map(str::to_owned).collect()
+}
+
+/// The JSON types `schema` allows by its `type` keyword (empty when it has none).
+fn types_of(schema: &Value) -> Vec<String> {
+    match schema.get("type") {
+        Some(Value::String(kind)) => vec![kind.clone()],
+        Some(Value::Array(kinds)) => kinds.iter().filter_map(Value::as_str).map(str::to_owned).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// A value of a JSON type none of `types` allows; `None` when the schema has no `type` (it may allow anything).
+fn wrong_type(types: &[String]) -> Option<Value> {
+    if types.is_empty() {
+        return None;
+    }
+    let allows = |kind: &str| types.iter().any(|allowed| allowed == kind);
+    let candidates = [
+        ("array", json!([])),
+        ("object", json!({})),
+        ("boolean", json!(true)),
+        ("number", json!(12345)),
+        ("string", json!("x")),
+    ];
+    candidates
+        .into_iter()
+        .find(|(kind, _)| !(allows(kind) || (*kind == "number" && allows("integer"))))
+        .map(|(_, value)| value)
+}
+
+/// A value meant to satisfy `schema`.
+fn value_for(schema: &Value, depth: usize) -> Value {
+    if depth > MAX_DEPTH {
+        return Value::Null;
+    }
+    let Value::Object(schema) = schema else { return Value::Null };
+    if let Some(example) = schema.get("examples").and_then(Value::as_array).and_then(|examples| examples.first()) {
+        return example.clone();
+    }
+    for keyword in ["default", "const"] {
+        if let Some(value) = schema.get(keyword) {
+            return value.clone();
+        }
+    }
+    if let Some(first) = schema.get("enum").and_then(Value::as_array).and_then(|values| values.first()) {
+        return first.clone();
+    }
+    for keyword in ["anyOf", "oneOf", "allOf"] {
+        if let Some(first) = schema.get(keyword).and_then(Value::as_array).and_then(|branches| branches.first()) {
+            return value_for(first, depth + 1);
+        }
+    }
+    let kinds = types_of(&Value::Object(schema.clone()));
+    let kind = kinds.iter().find(|kind| *kind != "null").or(kinds.first()).map_or("object", String::as_str);
+    let bound = |name: &str| schema.get(name).and_then(Value::as_f64);
+    match kind {
+        "object" => {
+            let properties = schema.get("properties").and_then(Value::as_object);
+            let mut members = Map::new();
+            for name in required(&Value::Object(schema.clone())) {
+                let property = properties.and_then(|properties| properties.get(&name)).unwrap_or(&Value::Null);
+                members.insert(name, value_for(property, depth + 1));
+            }
+            Value::Object(members)
+        }
+        "array" => {
+            let items = schema.get("items").cloned().unwrap_or(Value::Null);
+            let count = schema.get("minItems").and_then(Value::as_u64).unwrap_or(0).min(8);
+            Value::Array((0..count).map(|_| value_for(&items, depth + 1)).collect())
+        }
+        "integer" | "number" => {
+            let low = bound("minimum").or(bound("exclusiveMinimum").map(|n| n + 1.0)).unwrap_or(1.0).max(1.0);
+            let high = bound("maximum").or(bound("exclusiveMaximum").map(|n| n - 1.0));
+            let chosen = high.map_or(low, |high| low.min(high)).ceil();
+            #[allow(clippy::cast_possible_truncation, reason = "clamped to schema bounds a tool writer chose")]
+            let integer = chosen as i64;
+            json!(integer)
+        }
+        "boolean" => json!(true),
+        "null" => Value::Null,
+        _ => Value::String(string_for(schema)),
+    }
+}
+
+/// A string within the schema's `minLength`/`maxLength` that matches its `pattern` when the pattern is simple
+/// (literals, character classes, `\d`, `\w` and counted repeats, anchored); otherwise `"x"` padded.
+fn string_for(schema: &Map<String, Value>) -> String {
+    let min = schema.get("minLength").and_then(Value::as_u64).unwrap_or(1).min(64);
+    let max = schema.get("maxLength").and_then(Value::as_u64).unwrap_or(64).max(1);
+    let mut text = schema.get("pattern").and_then(Value::as_str).and_then(from_pattern).unwrap_or_default();
+    let width = u64::try_from(text.chars().count()).unwrap_or(u64::MAX);
+    if width < min {
+        text.push_str(&"x".repeat(usize::try_from(min - width).unwrap_or(0)));
+    }
+    if text.is_empty() {
+        text.push('x');
+    }
+    text.chars().take(usize::try_from(max).unwrap_or(64)).collect()
+}
+
+/// A string that matches a simple anchored `pattern`, or `None` when the pattern is not simple.
+fn from_pattern(pattern: &str) -> Option<String> {
+    let body = pattern.strip_prefix('^')?.strip_suffix('$')?;
+    let mut out = String::new();
+    let mut chars = body.chars().peekable();
+    while let Some(c) = chars.next() {
+        let atom = match c {
+            '[' => {
+                let class: String = chars.by_ref().take_while(|&c| c != ']').collect();
+                let first = class.chars().next()?;
+                if first == '^' || first == '\\' {
+                    return None;
+                }
+                first
+            }
+            '\\' => match chars.next()? {
+                'd' => '1',
+                'w' => 'a',
+                escaped if escaped.is_ascii_punctuation() => escaped,
+                _ => return None,
+            },
+            '(' | ')' | '|' | '.' | '*' | '+' | '?' | '{' => return None,
+            literal => literal,
+        };
+        let repeat = match chars.peek() {
+            Some('+') => {
+                chars.next();
+                1
+            }
+            Some('*' | '?') => {
+                chars.next();
+                0
+            }
+            Some('{') => {
+                chars.next();
+                let counts: String = chars.by_ref().take_while(|&c| c != '}').collect();
+                counts.split(',').next()?.trim().parse::<usize>().ok()?.min(64)
+            }
+            _ => 1,
+        };
+        out.extend(std::iter::repeat_n(atom, repeat));
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn refund_schema() -> Value {
+        json!({
+            "type": "object",
+            "additionalProperties": false,
+            "properties": {
+                "order_id": {"type": "string", "pattern": "^ord_[A-Za-z0-9]+$", "maxLength": 64},
+                "amount": {"type": "integer", "minimum": 1, "maximum": 100000},
+                "reason": {"type": ["string", "null"], "maxLength": 200}
+            },
+            "required": ["order_id", "amount", "reason"]
+        })
+    }
+
+    #[test]
+    fn the_base_fits_the_schema_including_simple_patterns() {
+        let schema = refund_schema();
+        let made = base(&schema).expect("object schema");
+        assert_eq!(Value::Object(made.clone()), json!({"order_id": "ord_A", "amount": 1, "reason": "x"}));
+        assert!(jsonschema::is_valid(&schema, &Value::Object(made)));
+        assert_eq!(from_pattern("^[a-z]{3}-\\d+$").as_deref(), Some("aaa-1"));
+        assert_eq!(from_pattern("^(a|b)$"), None);
+        assert_eq!(base(&json!({"type": "array"})), None);
+    }
+
+    #[test]
+    fn every_case_breaks_the_schema_it_came_from() {
+        let schema = refund_schema();
+        let base = base(&schema).expect("object schema");
+        let cases = cases(&schema, &base);
+        let ids: Vec<&str> = cases.iter().map(|case| case.check.id).collect();
+        for id in [
+            "mcp-input-missing-required",
+            "mcp-input-wrong-type",
+            "mcp-input-string-for-number",
+            "mcp-input-integral-float",
+            "mcp-input-unknown-field",
+            "mcp-input-duplicate-key",
+        ] {
+            assert!(ids.contains(&id), "{id} missing from {ids:?}");
+        }
+        for case in &cases {
+            let parsed: Result<Value, _> = serde_json::from_str(&case.arguments);
+            let parsed = parsed.expect("every case is JSON text");
+            let schema_says_invalid = !jsonschema::is_valid(&schema, &parsed);
+            let text_level = matches!(case.check.id, "mcp-input-integral-float" | "mcp-input-duplicate-key");
+            assert!(schema_says_invalid || text_level, "{} does not break the schema: {}", case.label, case.arguments);
+        }
+        let floats: Vec<&str> = cases
+            .iter()
+            .filter(|case| case.check.id == "mcp-input-integral-float")
+            .map(|c| c.arguments.as_str())
+            .collect();
+        assert!(floats.iter().any(|text| text.contains("\"amount\":1.0")), "{floats:?}");
+        assert!(floats.iter().any(|text| text.contains("\"amount\":1e0")), "{floats:?}");
+        let duplicate = cases.iter().find(|case| case.check.id == "mcp-input-duplicate-key").expect("duplicate");
+        assert_eq!(duplicate.arguments.matches("\"amount\"").count(), 2, "{}", duplicate.arguments);
+    }
+
+    #[test]
+    fn a_schema_without_type_gets_no_wrong_type_case_and_no_extras_case_without_additional_properties_false() {
+        let schema = json!({"type": "object", "properties": {"any": {}}, "required": ["any"]});
+        let base = base(&schema).expect("object schema");
+        let ids: Vec<&str> = cases(&schema, &base).iter().map(|case| case.check.id).collect();
+        assert!(!ids.contains(&"mcp-input-wrong-type") && !ids.contains(&"mcp-input-unknown-field"), "{ids:?}");
+    }
+}

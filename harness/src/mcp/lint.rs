@@ -1,0 +1,96 @@
+//! The tool-list lint: names, schemas and annotations judged from `tools/list` alone, without calling a tool.
+//!
+//! Rule enforced here: each function takes one tool's declaration and returns what is wrong with it, as
+//! sentences naming the tool; nothing here talks to the server.
+
+use serde_json::Value;
+
+/// Why `name` is not a good tool name, if it is not: 1 to 128 of `A-Z a-z 0-9 _ . -` (server/tools §Tool Names).
+pub fn name_problem(name: &str) -> Option<String> {
+    let plain = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-');
+    if name.is_empty() || name.len() > 128 {
+        return Some(format!("tool name {name:?} is {} characters long, not 1 to 128", name.chars().count()));
+    }
+    let bad: String = name.chars().filter(|&c| !plain(c)).collect();
+    (!bad.is_empty()).then(|| format!("tool name {name:?} has characters outside [A-Za-z0-9_.-]: {bad:?}"))
+}
+
+/// Why `schema` is not a valid JSON Schema 2020-12 with an object root, if it is not. `what` names it in the
+/// sentence (`inputSchema of refund_order`).
+pub fn schema_problem(what: &str, schema: &Value) -> Option<String> {
+    let Value::Object(members) = schema else { return Some(format!("{what} is not a JSON object")) };
+    if members.get("type") != Some(&Value::String("object".to_owned())) {
+        let found = members.get("type").map_or_else(|| "no type".to_owned(), |kind| format!("type {kind}"));
+        return Some(format!("{what} has {found}, not type \"object\" at its root"));
+    }
+    // Compiling validates the schema against the meta-schema of its `$schema` (2020-12 when absent) and
+    // refuses what cannot be evaluated (a bad regex, a `$ref` that resolves nowhere).
+    match jsonschema::validator_for(schema) {
+        Ok(_) => None,
+        Err(error) => Some(format!("{what} is not a valid JSON Schema: {error}")),
+    }
+}
+
+/// The compiled validator of an output schema, when it compiles.
+pub fn compile(schema: &Value) -> Option<jsonschema::Validator> {
+    jsonschema::validator_for(schema).ok()
+}
+
+/// Why `annotations` contradict each other, if they do: a read-only tool cannot be destructive, and a
+/// read-only tool is idempotent (schema.ts `ToolAnnotations`: the two hints are meaningful only when
+/// `readOnlyHint` is false, so setting them against it is a contradiction).
+pub fn annotations_problem(tool: &str, annotations: Option<&Value>) -> Option<String> {
+    let annotations = annotations?;
+    let hint = |name: &str| annotations.get(name).and_then(Value::as_bool);
+    if hint("readOnlyHint") != Some(true) {
+        return None;
+    }
+    if hint("destructiveHint") == Some(true) {
+        return Some(format!("{tool} is annotated readOnlyHint: true and destructiveHint: true"));
+    }
+    if hint("idempotentHint") == Some(false) {
+        return Some(format!("{tool} is annotated readOnlyHint: true and idempotentHint: false"));
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn plain_names_pass_and_spaces_slashes_and_long_names_fail() {
+        assert_eq!(name_problem("refund_order"), None);
+        assert_eq!(name_problem("ns.tool-2"), None);
+        assert!(name_problem("refund order").expect("space").contains("\" \""));
+        assert!(name_problem("a/b").is_some());
+        assert!(name_problem("").is_some());
+        assert!(name_problem(&"x".repeat(129)).expect("long").contains("129"));
+        assert_eq!(name_problem(&"x".repeat(128)), None);
+    }
+
+    #[test]
+    fn an_object_schema_passes_and_a_wrong_root_or_an_invalid_keyword_fails() {
+        let good = json!({"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]});
+        assert_eq!(schema_problem("inputSchema of t", &good), None);
+        let array = json!({"type": "array"});
+        assert!(schema_problem("inputSchema of t", &array).expect("root").contains("not type \"object\""));
+        let invalid = json!({"type": "object", "properties": {"n": {"type": "integr"}}});
+        assert!(schema_problem("inputSchema of t", &invalid).expect("keyword").contains("not a valid JSON Schema"));
+        assert!(schema_problem("x", &json!("object")).is_some());
+    }
+
+    #[test]
+    fn read_only_with_destructive_or_non_idempotent_contradicts_and_other_hints_do_not() {
+        let read_only = json!({"readOnlyHint": true, "destructiveHint": false});
+        assert_eq!(annotations_problem("t", Some(&read_only)), None);
+        assert_eq!(annotations_problem("t", None), None);
+        let writes = json!({"readOnlyHint": false, "destructiveHint": true});
+        assert_eq!(annotations_problem("t", Some(&writes)), None);
+        let both = json!({"readOnlyHint": true, "destructiveHint": true});
+        assert!(annotations_problem("t", Some(&both)).expect("contradiction").contains("destructiveHint"));
+        let repeat = json!({"readOnlyHint": true, "idempotentHint": false});
+        assert!(annotations_problem("t", Some(&repeat)).is_some());
+    }
+}

@@ -1,0 +1,25 @@
+//! `callproof mcp`: the profile for any MCP server over stdio, without the conformance app. Start here.
+//!
+//! | module | what it is |
+//! |---|---|
+//! | [`client`] | a raw newline-delimited JSON-RPC client over stdio, with a timeout on every wait |
+//! | [`checks`] | the profile's checks: id, level, the specification section each cites |
+//! | [`lint`] | the tool-list lint: names, schemas, annotations |
+//! | [`inputs`] | invalid inputs generated from a tool's own `inputSchema` |
+//! | [`leak`] | error texts scanned for stack traces, file paths and secrets |
+//! | [`profile`] | one run: the requests in order, each answer turned into findings; the safety rule |
+//! | [`report`] | statuses per check, failures with the request that shows them, human and JSON |
+//!
+//! Rule enforced here: the profile judges only what the server answered; it never needs the conformance app,
+//! a downstream or a `_meta` of callproof's. docs/mcp.md (Part 2) is the contract.
+
+pub mod checks;
+pub mod client;
+pub mod inputs;
+pub mod leak;
+pub mod lint;
+pub mod profile;
+pub mod report;
+
+pub use profile::{Calls, Options, run};
+pub use report::Report;

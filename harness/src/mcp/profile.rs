@@ -1,0 +1,361 @@
+//! One run of the MCP profile against one server: handshake, tool list, protocol errors, then the generated
+//! calls of every tool it may call, each answer turned into findings.
+//!
+//! Rule enforced here (the safety rule): a tool gets any call at all only when the user named it (`--call`,
+//! `--call-all`) or the server annotates it `readOnlyHint: true`; every other tool is listed as skipped with
+//! the reason. After every hostile input the server must still answer `ping`.
+
+use super::checks::{self, Check};
+use super::client::{Answer, Client, Exchange};
+use super::inputs;
+use super::leak;
+use super::lint;
+use super::report::{Finding, Report, Skipped};
+use crate::subject::SubjectError;
+use serde_json::{Value, json};
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+/// The protocol revision the handshake asks for.
+pub const PROTOCOL_VERSION: &str = "2025-11-25";
+
+/// Revisions a server may answer `initialize` with (lifecycle §Version Negotiation: one it supports).
+const KNOWN_VERSIONS: [&str; 4] = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
+
+/// Pages of `tools/list` followed at most.
+const MAX_PAGES: usize = 100;
+
+/// A tool name no server has.
+const NO_SUCH_TOOL: &str = "callproof_no_such_tool";
+
+/// Which tools may be called.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum Calls {
+    /// Only tools annotated `readOnlyHint: true`.
+    #[default]
+    ReadOnly,
+    /// These tools, and those annotated read-only.
+    Named(BTreeSet<String>),
+    /// Every tool.
+    All,
+}
+
+/// What to test and how.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The server command, split like a POSIX shell would.
+    pub server: String,
+    /// Which tools may be called.
+    pub calls: Calls,
+    /// The bound on every request.
+    pub timeout: Duration,
+}
+
+/// Runs the profile against `options.server`.
+///
+/// # Errors
+/// [`SubjectError::Spawn`] when the server cannot be started at all; everything after that is a finding.
+pub async fn run(options: &Options) -> Result<Report, SubjectError> {
+    let client = Client::start(&options.server, options.timeout)?;
+    let mut run = Run { client, findings: Vec::new(), called: Vec::new(), skipped: Vec::new() };
+    let (protocol_version, server_info) = run.handshake().await;
+    let tools = if protocol_version.is_some() { run.list().await } else { Vec::new() };
+    if protocol_version.is_some() {
+        run.protocol_errors(&tools).await;
+        for tool in &tools {
+            run.tool(tool, &options.calls).await;
+        }
+    }
+    let alive = run.client.alive();
+    let why = if alive { "the server is still running at the end" } else { "the server exited during the run" };
+    run.found(checks::SURVIVES, alive, None, why.to_owned(), None);
+    let stderr_tail = if alive { Vec::new() } else { run.client.stderr_tail() };
+    if let Calls::Named(names) = &options.calls {
+        let listed: BTreeSet<&str> = tools.iter().filter_map(|tool| tool.get("name")?.as_str()).collect();
+        for name in names.iter().filter(|name| !listed.contains(name.as_str())) {
+            let why = "named with --call but not in tools/list".to_owned();
+            run.skipped.push(Skipped { tool: name.clone(), why });
+        }
+    }
+    run.client.close().await;
+    let mut report = Report::new(options.server.clone(), &run.findings);
+    report.protocol_version = protocol_version;
+    report.server_info = server_info;
+    report.called = run.called;
+    report.skipped = run.skipped;
+    report.stderr_tail = stderr_tail;
+    Ok(report)
+}
+
+struct Run {
+    client: Client,
+    findings: Vec<Finding>,
+    called: Vec<String>,
+    skipped: Vec<Skipped>,
+}
+
+impl Run {
+    fn found(&mut self, check: Check, passed: bool, tool: Option<&str>, why: String, exchange: Option<&Exchange>) {
+        self.findings.push(Finding {
+            check: check.id,
+            passed,
+            tool: tool.map(str::to_owned),
+            why,
+            request: exchange.map(|exchange| exchange.sent.clone()),
+            answer: exchange.map(|exchange| exchange.answer.text()),
+        });
+    }
+
+    /// Judges what every answer says regardless of the request: answered in time, and no leak in its errors.
+    fn observed(&mut self, exchange: &Exchange, tool: Option<&str>) {
+        match &exchange.answer {
+            Answer::Silent => {
+                self.found(checks::ANSWERS_IN_TIME, false, tool, "no answer within the timeout".into(), Some(exchange));
+            }
+            Answer::Closed | Answer::Dropped => {}
+            Answer::Response(message) => {
+                self.found(checks::ANSWERS_IN_TIME, true, tool, "answered".into(), None);
+                if let Some(text) = leak::error_text(message) {
+                    let leaks = leak::leaks(&text);
+                    let why = if leaks.is_empty() {
+                        "no leak".to_owned()
+                    } else {
+                        format!("the error text holds {}", leaks.join(", "))
+                    };
+                    self.found(checks::ERROR_NO_LEAK, leaks.is_empty(), tool, why, Some(exchange));
+                }
+            }
+        }
+    }
+
+    async fn request(&mut self, method: &str, params: Option<Value>) -> Exchange {
+        let exchange = self.client.request(method, params).await;
+        self.observed(&exchange, None);
+        exchange
+    }
+
+    /// `ping` after a hostile input: the server must still answer.
+    async fn still_answers(&mut self, after: &str, tool: Option<&str>) {
+        let ping = self.request("ping", None).await;
+        let answered = ping.answer.result().is_some();
+        let why = if answered {
+            format!("ping answered after {after}")
+        } else {
+            format!("ping not answered after {after}: {}", ping.answer.text())
+        };
+        self.found(checks::SURVIVES, answered, tool, why, Some(&ping));
+    }
+
+    async fn handshake(&mut self) -> (Option<String>, Option<Value>) {
+        let params = json!({
+            "protocolVersion": PROTOCOL_VERSION,
+            "capabilities": {},
+            "clientInfo": {"name": "callproof", "version": env!("CARGO_PKG_VERSION")},
+        });
+        let exchange = self.request("initialize", Some(params)).await;
+        let result = exchange.answer.result().cloned().unwrap_or(Value::Null);
+        let version = result.get("protocolVersion").and_then(Value::as_str).map(str::to_owned);
+        let tools = result.get("capabilities").and_then(|capabilities| capabilities.get("tools"));
+        let problem = match (&version, tools) {
+            _ if exchange.answer.result().is_none() => Some("initialize got no result".to_owned()),
+            (None, _) => Some("the result has no protocolVersion".to_owned()),
+            (Some(version), _) if !KNOWN_VERSIONS.contains(&version.as_str()) => {
+                Some(format!("protocolVersion {version:?} is not a revision of MCP"))
+            }
+            (_, Some(Value::Object(_))) => None,
+            _ => Some("capabilities.tools is missing: the server declares no tools".to_owned()),
+        };
+        let passed = problem.is_none();
+        let why = problem.unwrap_or_else(|| format!("initialize answered with protocolVersion {version:?} and tools"));
+        self.found(checks::HANDSHAKE, passed, None, why, Some(&exchange));
+        if exchange.answer.result().is_none() {
+            return (None, None);
+        }
+        self.client.notify("notifications/initialized").await;
+        (version, result.get("serverInfo").cloned())
+    }
+
+    /// Every page of `tools/list`, and the lint of each tool.
+    async fn list(&mut self) -> Vec<Value> {
+        let mut tools = Vec::new();
+        let mut cursor: Option<String> = None;
+        for _ in 0..MAX_PAGES {
+            let params = cursor.as_ref().map(|cursor| json!({"cursor": cursor}));
+            let exchange = self.request("tools/list", params).await;
+            let Some(page) = exchange.answer.result().and_then(|result| result.get("tools")?.as_array()).cloned()
+            else {
+                self.found(checks::TOOLS_LIST, false, None, "tools/list gave no tools array".into(), Some(&exchange));
+                return tools;
+            };
+            tools.extend(page);
+            cursor = exchange.answer.result().and_then(|result| result.get("nextCursor")?.as_str()).map(str::to_owned);
+            if cursor.is_none() {
+                break;
+            }
+        }
+        let mut names = BTreeSet::new();
+        for tool in &tools {
+            self.lint(tool, &mut names);
+        }
+        tools
+    }
+
+    fn lint(&mut self, tool: &Value, names: &mut BTreeSet<String>) {
+        let Some(name) = tool.get("name").and_then(Value::as_str) else {
+            self.found(checks::TOOLS_LIST, false, None, format!("a tool without a string name: {tool}"), None);
+            return;
+        };
+        let Some(input) = tool.get("inputSchema").filter(|schema| schema.is_object()) else {
+            self.found(checks::TOOLS_LIST, false, Some(name), "no object inputSchema".into(), None);
+            return;
+        };
+        self.found(checks::TOOLS_LIST, true, Some(name), "listed with a name and an inputSchema".into(), None);
+        let mut problem = lint::name_problem(name);
+        if !names.insert(name.to_owned()) {
+            problem = Some(format!("two tools are named {name:?}"));
+        }
+        self.verdict(checks::TOOL_NAME, name, problem);
+        let problem = lint::schema_problem(&format!("the inputSchema of {name}"), input);
+        self.verdict(checks::INPUT_SCHEMA_VALID, name, problem);
+        if let Some(output) = tool.get("outputSchema") {
+            let problem = lint::schema_problem(&format!("the outputSchema of {name}"), output);
+            self.verdict(checks::OUTPUT_SCHEMA_VALID, name, problem);
+        }
+        let problem = lint::annotations_problem(name, tool.get("annotations"));
+        self.verdict(checks::ANNOTATIONS_CONSISTENT, name, problem);
+    }
+
+    fn verdict(&mut self, check: Check, tool: &str, problem: Option<String>) {
+        let passed = problem.is_none();
+        self.found(check, passed, Some(tool), problem.unwrap_or_else(|| "fine".to_owned()), None);
+    }
+
+    async fn protocol_errors(&mut self, tools: &[Value]) {
+        let truncated = r#"{"jsonrpc":"2.0","id":7,"method":"tools/list""#.to_owned();
+        let (exchange, ping) = self.client.garbage(truncated, None).await;
+        self.observed(&ping, None);
+        let code = exchange.answer.error_code();
+        let why = match code {
+            Some(-32700) => "answered -32700".to_owned(),
+            Some(code) => format!("answered error {code}, not -32700"),
+            None => "no -32700 for a line that is not JSON (dropped without an answer)".to_owned(),
+        };
+        self.found(checks::PARSE_ERROR, code == Some(-32700), None, why, Some(&exchange));
+        self.still_answers("a line that is not JSON", None).await;
+
+        let id = self.client.next_id();
+        let invalid = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":5}}"#);
+        let (exchange, ping) = self.client.garbage(invalid, Some(json!(id))).await;
+        self.observed(&ping, None);
+        let code = exchange.answer.error_code();
+        let why = match code {
+            Some(-32600) => "answered -32600".to_owned(),
+            Some(code) => format!("answered error {code}, not -32600"),
+            None => format!("answered {}, not error -32600", exchange.answer.text().trim_matches(['(', ')'])),
+        };
+        self.found(checks::INVALID_REQUEST, code == Some(-32600), None, why, Some(&exchange));
+        self.still_answers("an invalid request", None).await;
+
+        let exchange = self.request("callproof/no-such-method", None).await;
+        let code = exchange.answer.error_code();
+        let why = format!("answered {}", code.map_or_else(|| exchange.answer.text(), |code| format!("error {code}")));
+        self.found(checks::METHOD_NOT_FOUND, code == Some(-32601), None, why, Some(&exchange));
+
+        let mut name = NO_SUCH_TOOL.to_owned();
+        while tools.iter().any(|tool| tool.get("name").and_then(Value::as_str) == Some(&name)) {
+            name.push('_');
+        }
+        let exchange = self.request("tools/call", Some(json!({"name": name, "arguments": {}}))).await;
+        let code = exchange.answer.error_code();
+        let why = match (code, exchange.answer.result()) {
+            (Some(-32602), _) => "answered -32602".to_owned(),
+            (Some(code), _) => format!("answered error {code}, not -32602"),
+            (None, Some(_)) => "answered with a tool result, not the protocol error -32602".to_owned(),
+            (None, None) => format!("answered {}", exchange.answer.text()),
+        };
+        self.found(checks::UNKNOWN_TOOL, code == Some(-32602), None, why, Some(&exchange));
+        self.still_answers("a call of an unknown tool", None).await;
+    }
+
+    /// The generated calls of one tool, when the safety rule allows calling it.
+    async fn tool(&mut self, tool: &Value, calls: &Calls) {
+        let Some(name) = tool.get("name").and_then(Value::as_str) else { return };
+        let read_only =
+            tool.get("annotations").and_then(|annotations| annotations.get("readOnlyHint")) == Some(&Value::Bool(true));
+        let allowed = match calls {
+            Calls::All => true,
+            Calls::Named(names) => read_only || names.contains(name),
+            Calls::ReadOnly => read_only,
+        };
+        if !allowed {
+            let why = "not named with --call and not annotated readOnlyHint: true".to_owned();
+            self.skipped.push(Skipped { tool: name.to_owned(), why });
+            return;
+        }
+        let schema = tool.get("inputSchema").cloned().unwrap_or(Value::Null);
+        let Some(base) = inputs::base(&schema) else {
+            let why = "its inputSchema is not an object schema, so no inputs can be made from it".to_owned();
+            self.skipped.push(Skipped { tool: name.to_owned(), why });
+            return;
+        };
+        self.called.push(name.to_owned());
+        let output = tool.get("outputSchema");
+        let base_text = Value::Object(base.clone()).to_string();
+        let exchange = self.call(name, &base_text).await;
+        self.judge_output(name, output, &exchange);
+        for case in inputs::cases(&schema, &base) {
+            let exchange = self.call(name, &case.arguments).await;
+            self.judge_refusal(name, &case, &exchange);
+            self.judge_output(name, output, &exchange);
+            self.still_answers(&format!("{name} with {}", case.label), Some(name)).await;
+        }
+    }
+
+    async fn call(&mut self, name: &str, arguments: &str) -> Exchange {
+        let id = self.client.next_id();
+        let line = format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":{},"arguments":{arguments}}}}}"#,
+            Value::String(name.to_owned())
+        );
+        let exchange = self.client.exchange(line, &json!(id)).await;
+        self.observed(&exchange, Some(name));
+        exchange
+    }
+
+    fn judge_refusal(&mut self, name: &str, case: &inputs::Case, exchange: &Exchange) {
+        let (passed, why) = match (&exchange.answer, refused(&exchange.answer)) {
+            (Answer::Response(_), true) => (true, format!("{}: refused", case.label)),
+            (Answer::Response(_), false) => {
+                (false, format!("{}: accepted (a result without isError: true)", case.label))
+            }
+            _ => return,
+        };
+        self.found(case.check, passed, Some(name), why, Some(exchange));
+    }
+
+    fn judge_output(&mut self, name: &str, schema: Option<&Value>, exchange: &Exchange) {
+        let (Some(schema), Some(result)) = (schema, exchange.answer.result()) else { return };
+        if result.get("isError") == Some(&Value::Bool(true)) {
+            return;
+        }
+        let Some(validator) = lint::compile(schema) else { return };
+        let problem = match result.get("structuredContent") {
+            None => Some("a result without structuredContent, though the tool declares an outputSchema".to_owned()),
+            Some(content) => validator.validate(content).err().map(|error| {
+                format!(
+                    "structuredContent does not validate against the outputSchema: {error} (at {})",
+                    error.instance_path()
+                )
+            }),
+        };
+        let passed = problem.is_none();
+        let why = problem.unwrap_or_else(|| "structuredContent validates".to_owned());
+        self.found(checks::OUTPUT_CONFORMS, passed, Some(name), why, Some(exchange));
+    }
+}
+
+/// Whether an answer refuses the call: a JSON-RPC error, or a result with `isError: true`.
+fn refused(answer: &Answer) -> bool {
+    answer.error_code().is_some()
+        || answer.result().and_then(|result| result.get("isError")) == Some(&Value::Bool(true))
+}

@@ -1,0 +1,250 @@
+//! The MCP profile's report: one status per check, every failure with the request that shows it.
+//!
+//! Rule enforced here: a check that judged nothing is `SKIP`, never `PASS`; a failed MUST check is `FAIL` and
+//! makes the exit code 1, a failed SHOULD check is `WARN` and does not; every failure carries the exact line
+//! sent and the exact answer, so it can be replayed by hand.
+
+use super::checks::{self, Check};
+use crate::checks::Level;
+use crate::error::{EXIT_FAIL, EXIT_PASS};
+use serde::Serialize;
+use std::fmt::Write as _;
+
+/// Longest request or answer text a report shows; longer ones are cut in the middle.
+const SHOWN: usize = 400;
+
+/// What one observation says about one check.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Finding {
+    /// The check's id.
+    pub check: &'static str,
+    /// Whether this observation passes the check.
+    pub passed: bool,
+    /// The tool, when the observation is about one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool: Option<String>,
+    /// What was observed, for people.
+    pub why: String,
+    /// The line sent, when a request shows it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub request: Option<String>,
+    /// The answer received.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub answer: Option<String>,
+}
+
+/// A check's status.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum Status {
+    /// Judged, and nothing failed.
+    Pass,
+    /// A MUST check failed.
+    Fail,
+    /// A SHOULD check failed.
+    Warn,
+    /// Nothing judged it (no tool to call, no schema to check).
+    Skip,
+}
+
+impl Status {
+    /// `PASS`, `FAIL`, `WARN` or `SKIP`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Pass => "PASS",
+            Status::Fail => "FAIL",
+            Status::Warn => "WARN",
+            Status::Skip => "SKIP",
+        }
+    }
+}
+
+/// One check in the report.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CheckResult {
+    /// The check's id.
+    pub id: &'static str,
+    /// `MUST` or `SHOULD`.
+    pub level: &'static str,
+    /// The specification section it cites.
+    pub cites: &'static str,
+    /// The status.
+    pub status: Status,
+    /// How many observations passed it.
+    pub passed: usize,
+    /// The observations that failed it.
+    pub failures: Vec<Finding>,
+}
+
+/// A tool the profile did not call, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Skipped {
+    /// The tool's name.
+    pub tool: String,
+    /// Why it was not called.
+    pub why: String,
+}
+
+/// The whole report.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Report {
+    /// The server command.
+    pub server: String,
+    /// The protocol version the server answered `initialize` with.
+    pub protocol_version: Option<String>,
+    /// The server's `serverInfo`.
+    pub server_info: Option<serde_json::Value>,
+    /// The tools called, in list order.
+    pub called: Vec<String>,
+    /// The tools not called, with the reason.
+    pub skipped: Vec<Skipped>,
+    /// Every check, in the order of [`checks::ALL`].
+    pub checks: Vec<CheckResult>,
+    /// The server's last stderr lines, when it died.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub stderr_tail: Vec<String>,
+}
+
+impl Report {
+    /// The report of `findings`, one [`CheckResult`] per check.
+    pub fn new(server: String, findings: &[Finding]) -> Report {
+        let checks = checks::ALL.iter().map(|check| judge(check, findings)).collect();
+        Report {
+            server,
+            protocol_version: None,
+            server_info: None,
+            called: Vec::new(),
+            skipped: Vec::new(),
+            checks,
+            stderr_tail: Vec::new(),
+        }
+    }
+
+    /// Whether no MUST check failed.
+    pub fn passed(&self) -> bool {
+        self.checks.iter().all(|check| check.status != Status::Fail)
+    }
+
+    /// The exit code: 0 when no MUST check failed, 1 otherwise.
+    pub fn exit_code(&self) -> u8 {
+        if self.passed() { EXIT_PASS } else { EXIT_FAIL }
+    }
+
+    /// The report as one JSON object.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).unwrap_or_default()
+    }
+
+    /// The report for people: the server, a line per check, the evidence under each failure, skipped tools,
+    /// the tally and the verdict.
+    pub fn human(&self) -> String {
+        let mut out = String::new();
+        let version = self.protocol_version.as_deref().unwrap_or("none");
+        let _ = writeln!(out, "MCP server: {}  (protocol {version}, stdio)", self.server);
+        if let Some(info) = &self.server_info {
+            let _ = writeln!(out, "serverInfo: {info}");
+        }
+        let called = if self.called.is_empty() { "none".to_owned() } else { self.called.join(", ") };
+        let _ = writeln!(out, "tools called: {called}");
+        for skipped in &self.skipped {
+            let _ = writeln!(out, "tool skipped: {}: {}", skipped.tool, skipped.why);
+        }
+        out.push('\n');
+        for check in &self.checks {
+            let _ = writeln!(out, "{:<4}  {:<30} {:<6} {}", check.status.as_str(), check.id, check.level, check.cites);
+            for failure in &check.failures {
+                let tool = failure.tool.as_deref().map(|tool| format!("{tool}: ")).unwrap_or_default();
+                let _ = writeln!(out, "      - {tool}{}", failure.why);
+                if let Some(request) = &failure.request {
+                    let _ = writeln!(out, "        sent:     {}", shown(request));
+                }
+                if let Some(answer) = &failure.answer {
+                    let _ = writeln!(out, "        answered: {}", shown(answer));
+                }
+            }
+        }
+        if !self.stderr_tail.is_empty() {
+            let _ = writeln!(out, "\nthe server's last stderr lines:");
+            for line in &self.stderr_tail {
+                let _ = writeln!(out, "  {line}");
+            }
+        }
+        let count = |status| self.checks.iter().filter(|check| check.status == status).count();
+        let _ = writeln!(
+            out,
+            "\n{} passed, {} failed, {} warnings, {} skipped",
+            count(Status::Pass),
+            count(Status::Fail),
+            count(Status::Warn),
+            count(Status::Skip)
+        );
+        let verdict = if self.passed() { "PASS: no MUST check failed" } else { "FAIL: a MUST check failed" };
+        let _ = writeln!(out, "{verdict}");
+        out
+    }
+}
+
+fn judge(check: &Check, findings: &[Finding]) -> CheckResult {
+    let mine: Vec<&Finding> = findings.iter().filter(|finding| finding.check == check.id).collect();
+    let failures: Vec<Finding> =
+        mine.iter().filter(|finding| !finding.passed).map(|&finding| finding.clone()).collect();
+    let passed = mine.len() - failures.len();
+    let status = match (failures.is_empty(), mine.is_empty(), check.level) {
+        (_, true, _) => Status::Skip,
+        (true, false, _) => Status::Pass,
+        (false, _, Level::Must) => Status::Fail,
+        (false, _, Level::Should) => Status::Warn,
+    };
+    CheckResult { id: check.id, level: check.level.as_str(), cites: check.cites, status, passed, failures }
+}
+
+/// `text` cut in the middle when it is longer than [`SHOWN`] characters.
+fn shown(text: &str) -> String {
+    let count = text.chars().count();
+    if count <= SHOWN {
+        return text.to_owned();
+    }
+    let head: String = text.chars().take(SHOWN / 2).collect();
+    let tail: String = text.chars().skip(count - SHOWN / 2).collect();
+    format!("{head} …({} characters cut)… {tail}", count - SHOWN)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn finding(check: Check, passed: bool) -> Finding {
+        Finding { check: check.id, passed, tool: None, why: "w".into(), request: None, answer: None }
+    }
+
+    #[test]
+    fn unjudged_checks_skip_must_failures_fail_and_should_failures_warn() {
+        let findings = [
+            finding(checks::HANDSHAKE, true),
+            finding(checks::UNKNOWN_TOOL, false),
+            finding(checks::PARSE_ERROR, false),
+            finding(checks::PARSE_ERROR, true),
+        ];
+        let report = Report::new("server".into(), &findings);
+        let status = |id: &str| report.checks.iter().find(|check| check.id == id).expect("check").status;
+        assert_eq!(status("mcp-handshake"), Status::Pass);
+        assert_eq!(status("mcp-unknown-tool"), Status::Fail);
+        assert_eq!(status("mcp-parse-error"), Status::Warn);
+        assert_eq!(status("mcp-tool-name"), Status::Skip);
+        assert_eq!(report.exit_code(), 1);
+        assert!(report.human().ends_with("FAIL: a MUST check failed\n"));
+    }
+
+    #[test]
+    fn should_failures_alone_pass_the_run() {
+        let report = Report::new("server".into(), &[finding(checks::DUPLICATE_KEY, false)]);
+        assert_eq!(report.exit_code(), 0);
+    }
+
+    #[test]
+    fn long_texts_are_cut_in_the_middle() {
+        let long = "a".repeat(1000);
+        let cut = shown(&long);
+        assert!(cut.contains("(600 characters cut)") && cut.len() < 500, "{cut}");
+    }
+}

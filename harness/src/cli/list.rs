@@ -6,7 +6,7 @@
 //! mutant table, the scenario schema's fault kinds), in registry order, so it cannot drift from what runs.
 
 use super::Error;
-use super::output;
+use super::output::{self, Format};
 use super::select::Scenarios;
 use callproof_harness::checks::{self, Check};
 use callproof_harness::filter::{self, Filter};
@@ -33,15 +33,6 @@ pub(crate) enum What {
     Mutants,
     /// Fault kinds a scenario step can arm.
     Faults,
-}
-
-/// How the list is printed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub(crate) enum Format {
-    /// Aligned columns.
-    Human,
-    /// One JSON object with a key per list.
-    Json,
 }
 
 /// `callproof list [scenarios|checks|mutants|faults...] [--filter EXPR] [--format human|json]`.

@@ -5,7 +5,7 @@
 //! skipped.
 
 use super::Error;
-use super::output;
+use super::output::{self, Format};
 use callproof_harness::mcp::{self, Calls, Options};
 use std::process::ExitCode;
 use std::time::Duration;
@@ -14,15 +14,6 @@ use std::time::Duration;
 pub(crate) const EXIT_CODES: &str = "Exit codes: 0 no MUST check failed (SHOULD failures are warnings); 1 a \
                                      MUST check failed; 2 usage error (nothing is run); 3 the server could not \
                                      be started.";
-
-/// How the report is printed on stdout.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub(crate) enum Format {
-    /// For people: a line per check, the request and answer under every failure, the tally and the verdict.
-    Human,
-    /// The report as one JSON object.
-    Json,
-}
 
 /// `callproof mcp --server COMMAND [--call TOOL]... [--call-all] ...`.
 #[derive(clap::Args)]

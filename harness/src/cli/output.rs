@@ -8,6 +8,15 @@ use callproof_harness::conform::Status;
 use std::io::{ErrorKind, IsTerminal, Write};
 use std::sync::OnceLock;
 
+/// How a command that prints one thing prints it (`list`, `mcp`): for people, or as one JSON object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum Format {
+    /// For people: aligned columns (`list`); a line per check with the evidence under failures (`mcp`).
+    Human,
+    /// One JSON object (`list`: a key per list; `mcp`: the report).
+    Json,
+}
+
 /// Writes `text` to stdout as is.
 pub(crate) fn print(text: &str) {
     let mut stdout = std::io::stdout().lock();

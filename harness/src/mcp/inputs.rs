@@ -248,17 +248,15 @@ fn from_pattern(pattern: &str) -> Option<String> {
 mod tests {
     use super::*;
 
+    /// A refund's arguments, as the conformance app's catalog declares them.
     fn refund_schema() -> Value {
-        json!({
-            "type": "object",
-            "additionalProperties": false,
-            "properties": {
-                "order_id": {"type": "string", "pattern": "^ord_[A-Za-z0-9]+$", "maxLength": 64},
-                "amount": {"type": "integer", "minimum": 1, "maximum": 100000},
-                "reason": {"type": ["string", "null"], "maxLength": 200}
-            },
-            "required": ["order_id", "amount", "reason"]
-        })
+        let properties = json!({
+            "order_id": {"type": "string", "pattern": "^ord_[A-Za-z0-9]+$", "maxLength": 64},
+            "amount": {"type": "integer", "minimum": 1, "maximum": 100000},
+            "reason": {"type": ["string", "null"], "maxLength": 200}
+        });
+        let required = json!(["order_id", "amount", "reason"]);
+        json!({"type": "object", "additionalProperties": false, "properties": properties, "required": required})
     }
 
     #[test]

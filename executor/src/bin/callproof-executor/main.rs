@@ -1,8 +1,10 @@
 //! `callproof-executor --stdio`: the reference executor as a process that speaks the adapter protocol
-//! `callproof/1` (docs/protocol.md) on stdin and stdout. Kept thin: options, then the serving loop.
+//! `callproof/1` (docs/protocol.md) on stdin and stdout; `--mcp`: the same as an MCP server (docs/mcp.md).
+//! Kept thin: options, then the serving loop.
 //!
 //! Rule enforced here: stdout carries protocol lines and nothing else; every log line goes to stderr.
 
+mod mcp;
 mod options;
 mod serve;
 mod session;
@@ -32,7 +34,9 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match runtime.block_on(serve::serve(options)) {
+    let served =
+        if options.mcp { runtime.block_on(mcp::serve(options)) } else { runtime.block_on(serve::serve(options)) };
+    match served {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
             eprintln!("callproof-executor: {message}");

@@ -8,12 +8,15 @@ use std::path::PathBuf;
 use tokio::sync::Semaphore;
 
 pub(crate) const USAGE: &str = "\
-usage: callproof-executor --stdio [--store STORE] [--namespace NAME] [--max-in-flight N] [--mutant NAME]
+usage: callproof-executor --stdio|--mcp [--store STORE] [--namespace NAME] [--max-in-flight N] [--mutant NAME]
 
 Serves the callproof conformance app as the reference executor, speaking the adapter protocol callproof/1
-(docs/protocol.md) as JSON lines on stdin and stdout. Logs go to stderr.
+(docs/protocol.md), or MCP, as JSON lines on stdin and stdout. Logs go to stderr.
 
-  --stdio           serve the protocol on stdin/stdout (the only transport)
+  --stdio           serve the adapter protocol callproof/1 on stdin/stdout
+  --mcp             serve MCP (2025-11-25) on stdin/stdout: the app's tools, each result's structuredContent
+                    an envelope; the downstream from CALLPROOF_DOWNSTREAM_URL, the trusted context from each
+                    call's _meta member io.callproof/context or a fixed stdio context (docs/mcp.md)
   --store STORE     the idempotency store (default: sqlite:callproof-executor.sqlite3 in the system's
                     temporary folder, so the working folder stays clean):
                       memory                 in this process only; lost when the process dies
@@ -37,6 +40,8 @@ pub(crate) struct Options {
     pub(crate) mutant: Option<&'static str>,
     /// How many calls may run at once before stdin is left unread.
     pub(crate) max_in_flight: usize,
+    /// Serve MCP instead of callproof/1.
+    pub(crate) mcp: bool,
 }
 
 /// The default of `--max-in-flight`: far above what the harness sends at once, far below what would exhaust
@@ -57,6 +62,7 @@ fn default_store_path() -> PathBuf {
 
 pub(crate) fn parse(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> {
     let mut stdio = false;
+    let mut mcp = false;
     let mut store = Locator::Sqlite(default_store_path());
     let mut namespace = "callproof".to_owned();
     let mut variant = Variant::REFERENCE;
@@ -70,6 +76,7 @@ pub(crate) fn parse(mut args: impl Iterator<Item = String>) -> Result<Parsed, St
         let mut value = |name: &str| inline.clone().or_else(|| args.next()).ok_or(format!("{name} needs a value"));
         match name.as_str() {
             "--stdio" => stdio = true,
+            "--mcp" => mcp = true,
             "--store" => store = value("--store")?.parse().map_err(|error| format!("--store {error}"))?,
             "--namespace" => namespace = value("--namespace")?,
             "--max-in-flight" => {
@@ -90,10 +97,10 @@ pub(crate) fn parse(mut args: impl Iterator<Item = String>) -> Result<Parsed, St
             other => return Err(format!("unknown argument {other:?}")),
         }
     }
-    if !stdio {
-        return Err("say --stdio: the adapter protocol over stdin/stdout is the only transport".to_owned());
+    if stdio == mcp {
+        return Err("say --stdio (the adapter protocol) or --mcp (MCP), one of them, both over stdin/stdout".to_owned());
     }
-    Ok(Parsed::Run(Options { store, namespace, variant, mutant, max_in_flight }))
+    Ok(Parsed::Run(Options { store, namespace, variant, mutant, max_in_flight, mcp }))
 }
 
 /// The mutant called `name`.

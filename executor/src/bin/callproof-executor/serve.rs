@@ -13,7 +13,7 @@ use crate::session::SessionStore;
 use callproof_executor::app::catalog;
 use callproof_executor::clock::SystemClock;
 use callproof_executor::lines::{self, LineError, MAX_LINE_BYTES};
-use callproof_executor::protocol::{Capabilities, DURABLE_STORE, FromExecutor, Hello, ToExecutor, VERSION};
+use callproof_executor::protocol::{Capabilities, DURABLE_STORE, FromExecutor, ToExecutor, VERSION};
 use callproof_executor::store::{OpenOptions, PostgresOptions, Store};
 use callproof_executor::{Config, Executor};
 use std::collections::BTreeSet;
@@ -40,7 +40,7 @@ pub(crate) async fn serve(options: Options) -> Result<(), String> {
         let why = format!("protocol {:?} is not supported; this executor speaks {VERSION:?}", hello.protocol);
         return refuse(lines, writer, why).await;
     }
-    let executor = match build(&options, &hello, store, durable) {
+    let executor = match build(&options, &hello.downstream_url, &hello.session, store, durable) {
         Ok(executor) => Arc::new(executor),
         Err(why) => return refuse(lines, writer, why).await,
     };
@@ -122,10 +122,17 @@ fn capabilities(options: &Options, durable: bool) -> Capabilities {
     }
 }
 
-fn build(options: &Options, hello: &Hello, store: Arc<dyn Store>, durable: bool) -> Result<Executor, String> {
-    let downstream =
-        options.variant.http_downstream(&hello.downstream_url).map_err(|error| format!("hello: {error}"))?;
-    let store: Arc<dyn Store> = if durable { Arc::new(SessionStore::new(&hello.session, store)) } else { store };
+/// The executor of `options` against the downstream at `downstream_url`, its records kept under `session` in a
+/// durable store.
+pub(crate) fn build(
+    options: &Options,
+    downstream_url: &str,
+    session: &str,
+    store: Arc<dyn Store>,
+    durable: bool,
+) -> Result<Executor, String> {
+    let downstream = options.variant.http_downstream(downstream_url).map_err(|error| error.to_string())?;
+    let store: Arc<dyn Store> = if durable { Arc::new(SessionStore::new(session, store)) } else { store };
     options
         .variant
         .assemble(Arc::new(downstream), Arc::new(SystemClock), store, Config::default())
@@ -133,7 +140,7 @@ fn build(options: &Options, hello: &Hello, store: Arc<dyn Store>, durable: bool)
 }
 
 /// The store and whether it survives the process.
-async fn open_store(options: &Options) -> Result<(Arc<dyn Store>, bool), String> {
+pub(crate) async fn open_store(options: &Options) -> Result<(Arc<dyn Store>, bool), String> {
     let open = OpenOptions {
         postgres: PostgresOptions { connections: 2, ..PostgresOptions::default() },
         ..OpenOptions::default()

@@ -293,6 +293,13 @@ impl Run {
             return;
         }
         let schema = tool.get("inputSchema").cloned().unwrap_or(Value::Null);
+        if lint::schema_problem("inputSchema", &schema).is_some() {
+            let why = "its inputSchema is not a valid object schema (mcp-input-schema-valid), so inputs cannot be \
+                       made from it"
+                .to_owned();
+            self.skipped.push(Skipped { tool: name.to_owned(), why });
+            return;
+        }
         let Some(base) = inputs::base(&schema) else {
             let why = "its inputSchema is not an object schema, so no inputs can be made from it".to_owned();
             self.skipped.push(Skipped { tool: name.to_owned(), why });

@@ -1,0 +1,169 @@
+//! `callproof mcp` against real servers: the reference executor (`--mcp`) passes every check; a server
+//! written with the official Python SDK (fixtures/mcp/lax_server.py, mcp 1.30.0) fails what the SDK gets wrong,
+//! each failure naming the request that shows it; fixtures/mcp/broken_server.py fails every other check. Where
+//! Python 3 with the `mcp` package is missing the Python tests print a loud SKIPPED line and pass, unless
+//! `CALLPROOF_REQUIRE_SERVICES=1` (CI), where the skip is a failure.
+
+mod process_support;
+
+use process_support::{REQUIRE_VAR, executor_binary, run_callproof};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::process::Command;
+
+/// Runs `callproof mcp --format json` with `args`; the exit code and the report.
+fn mcp(args: &[&str]) -> (i32, Value) {
+    let mut all = vec!["mcp", "--format", "json"];
+    all.extend_from_slice(args);
+    let ran = run_callproof(&all);
+    let report = serde_json::from_str(&ran.stdout)
+        .unwrap_or_else(|error| panic!("not a JSON report ({error}):\n{}\nstderr:\n{}", ran.stdout, ran.stderr));
+    (ran.code, report)
+}
+
+/// Every check's status, by id.
+fn statuses(report: &Value) -> BTreeMap<String, String> {
+    let checks = report["checks"].as_array().expect("checks");
+    checks
+        .iter()
+        .map(|check| {
+            (check["id"].as_str().expect("id").to_owned(), check["status"].as_str().expect("status").to_owned())
+        })
+        .collect()
+}
+
+/// The failures of check `id`.
+fn failures<'a>(report: &'a Value, id: &str) -> &'a Vec<Value> {
+    let checks = report["checks"].as_array().expect("checks");
+    let check = checks.iter().find(|check| check["id"] == id).unwrap_or_else(|| panic!("no check {id}"));
+    check["failures"].as_array().expect("failures")
+}
+
+fn reference() -> String {
+    format!("'{}' --mcp --store memory", executor_binary().display())
+}
+
+/// Whether `python3` has the official MCP SDK; a loud SKIPPED line when not (a failure under CI).
+fn python_with_mcp(test: &str) -> bool {
+    let output = Command::new("python3").args(["-c", "import mcp.server.fastmcp"]).output();
+    let why = match output {
+        Ok(output) if output.status.success() => return true,
+        Ok(output) => format!("python3 has no `mcp` package ({})", String::from_utf8_lossy(&output.stderr).trim()),
+        Err(error) => format!("python3 cannot be run ({error})"),
+    };
+    let fix = "python3 -m pip install -r fixtures/mcp/requirements.txt";
+    assert!(std::env::var(REQUIRE_VAR).as_deref() != Ok("1"), "{test}: {why} and {REQUIRE_VAR}=1: {fix}");
+    let _ = writeln!(std::io::stderr(), "SKIPPED: {test}: {why} ({fix}; set {REQUIRE_VAR}=1 to fail instead)");
+    false
+}
+
+#[test]
+fn the_reference_executor_over_mcp_passes_every_check_with_call_all() {
+    let (code, report) = mcp(&["--server", &reference(), "--call-all"]);
+    assert_eq!(code, 0, "{report:#}");
+    for (id, status) in statuses(&report) {
+        let judged_elsewhere = id == "mcp-output-conforms"; // no downstream: no call succeeds
+        assert!(status == "PASS" || (judged_elsewhere && status == "SKIP"), "{id} is {status}: {report:#}");
+    }
+    assert_eq!(report["called"].as_array().expect("called").len(), 9, "{report:#}");
+    assert_eq!(report["protocol_version"], "2025-11-25");
+}
+
+#[test]
+fn without_call_only_tools_annotated_read_only_are_called_and_the_others_are_listed_with_the_reason() {
+    let (code, report) = mcp(&["--server", &reference()]);
+    assert_eq!(code, 0, "{report:#}");
+    let called: Vec<&str> = report["called"].as_array().expect("called").iter().filter_map(Value::as_str).collect();
+    assert!(called.contains(&"get_order") && !called.contains(&"refund_order"), "{called:?}");
+    let skipped = report["skipped"].as_array().expect("skipped");
+    let refund = skipped.iter().find(|skipped| skipped["tool"] == "refund_order").expect("refund_order skipped");
+    assert_eq!(refund["why"], "not named with --call and not annotated readOnlyHint: true");
+    let (_, named) = mcp(&["--server", &reference(), "--call", "refund_order", "--call", "no_such"]);
+    let called: Vec<&str> = named["called"].as_array().expect("called").iter().filter_map(Value::as_str).collect();
+    assert!(called.contains(&"refund_order") && !called.contains(&"delete_account"), "{called:?}");
+    let skipped = named["skipped"].to_string();
+    assert!(skipped.contains("named with --call but not in tools/list"), "{skipped}");
+}
+
+#[test]
+fn the_python_sdk_server_drops_a_malformed_line_accepts_duplicate_keys_and_coerces_a_string_to_an_integer() {
+    if !python_with_mcp("the Python SDK MCP server") {
+        return;
+    }
+    let (code, report) = mcp(&["--server", "python3 fixtures/mcp/lax_server.py", "--timeout", "3000"]);
+    assert_eq!(code, 1, "{report:#}");
+    let status = statuses(&report);
+    let parse = &failures(&report, "mcp-parse-error")[0];
+    assert_eq!(status["mcp-parse-error"], "WARN");
+    assert!(parse["why"].as_str().expect("why").contains("dropped without an answer"), "{parse:#}");
+    assert_eq!(parse["request"], r#"{"jsonrpc":"2.0","id":7,"method":"tools/list""#);
+    assert_eq!(status["mcp-input-duplicate-key"], "WARN");
+    let duplicate = failures(&report, "mcp-input-duplicate-key")[0]["request"].as_str().expect("request");
+    assert!(duplicate.contains(r#""express":true,"express":true"#), "{duplicate}");
+    assert_eq!(status["mcp-input-string-for-number"], "FAIL");
+    let coerced = &failures(&report, "mcp-input-string-for-number")[0];
+    assert!(coerced["request"].as_str().expect("request").contains(r#""weight_grams":"1""#), "{coerced:#}");
+    assert!(coerced["answer"].as_str().expect("answer").contains(r#""isError":false"#), "{coerced:#}");
+    // What else SDK 1.30 does: an unknown tool is a tool result, an unknown method -32602, 1.0 an integer, and
+    // an exception's text (with the server's path) reaches the client.
+    for (id, expected) in [
+        ("mcp-unknown-tool", "FAIL"),
+        ("mcp-method-not-found", "FAIL"),
+        ("mcp-input-integral-float", "WARN"),
+        ("mcp-error-no-leak", "FAIL"),
+        ("mcp-handshake", "PASS"),
+        ("mcp-survives", "PASS"),
+    ] {
+        assert_eq!(status[id], expected, "{id}: {report:#}");
+    }
+    let skipped = report["skipped"].to_string();
+    assert!(skipped.contains("refund_order"), "the destructive tool was called: {skipped}");
+}
+
+#[test]
+fn the_broken_fixture_fails_every_check_it_was_written_to_fail() {
+    if !python_with_mcp("the broken MCP fixture") {
+        return;
+    }
+    let (code, report) = mcp(&["--server", "python3 fixtures/mcp/broken_server.py", "--timeout", "1000"]);
+    assert_eq!(code, 1);
+    let status = statuses(&report);
+    for id in [
+        "mcp-tools-list",
+        "mcp-input-schema-valid",
+        "mcp-output-schema-valid",
+        "mcp-method-not-found",
+        "mcp-unknown-tool",
+        "mcp-answers-in-time",
+        "mcp-input-missing-required",
+        "mcp-input-wrong-type",
+        "mcp-input-string-for-number",
+        "mcp-input-unknown-field",
+        "mcp-output-conforms",
+        "mcp-error-no-leak",
+    ] {
+        assert_eq!(status[id], "FAIL", "{id}: {report:#}");
+    }
+    for id in ["mcp-tool-name", "mcp-annotations-consistent", "mcp-invalid-request", "mcp-parse-error"] {
+        assert_eq!(status[id], "WARN", "{id}: {report:#}");
+    }
+    let leak = failures(&report, "mcp-error-no-leak")[0]["why"].as_str().expect("why").to_owned();
+    assert!(leak.contains("a Python traceback"), "{leak}");
+    let skipped = report["skipped"].to_string();
+    assert!(skipped.contains("search docs") && skipped.contains("not a valid object schema"), "{skipped}");
+
+    let (_, no_tools) =
+        mcp(&["--server", "python3 fixtures/mcp/broken_server.py --mode no-tools", "--timeout", "1000"]);
+    assert_eq!(statuses(&no_tools)["mcp-handshake"], "FAIL");
+    let (_, dies) =
+        mcp(&["--server", "python3 fixtures/mcp/broken_server.py --mode exit-on-garbage", "--timeout", "1000"]);
+    assert_eq!(statuses(&dies)["mcp-survives"], "FAIL", "{dies:#}");
+}
+
+#[test]
+fn a_server_that_cannot_start_exits_3() {
+    let ran = run_callproof(&["mcp", "--server", "/no/such/server"]);
+    assert_eq!(ran.code, 3, "{ran:?}");
+    assert!(ran.stderr.contains("callproof mcp: cannot start"), "{}", ran.stderr);
+}

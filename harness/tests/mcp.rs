@@ -167,3 +167,16 @@ fn a_server_that_cannot_start_exits_3() {
     assert_eq!(ran.code, 3, "{ran:?}");
     assert!(ran.stderr.contains("callproof mcp: cannot start"), "{}", ran.stderr);
 }
+
+#[test]
+fn docs_mcp_md_lists_every_check_of_the_profile_with_its_level_citation_and_rule() {
+    let text = std::fs::read_to_string(process_support::repo().join("docs/mcp.md")).expect("read docs/mcp.md");
+    let mut missing = Vec::new();
+    for check in callproof_harness::mcp::checks::ALL {
+        let row = format!("| `{}` | {} | {} | {} |", check.id, check.level.as_str(), check.cites, check.rule);
+        if !text.contains(&row) {
+            missing.push(row);
+        }
+    }
+    assert!(missing.is_empty(), "docs/mcp.md lacks the rows:\n{}", missing.join("\n"));
+}

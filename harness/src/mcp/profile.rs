@@ -251,7 +251,8 @@ impl Run {
         let why = match code {
             Some(-32600) => "answered -32600".to_owned(),
             Some(code) => format!("answered error {code}, not -32600"),
-            None => format!("answered {}, not error -32600", exchange.answer.text().trim_matches(['(', ')'])),
+            None if exchange.answer == Answer::Dropped => "dropped without an answer, not error -32600".to_owned(),
+            None => format!("answered {}, not error -32600", exchange.answer.text()),
         };
         self.found(checks::INVALID_REQUEST, code == Some(-32600), None, why, Some(&exchange));
         self.still_answers("an invalid request", None).await;

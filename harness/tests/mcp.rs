@@ -6,11 +6,16 @@
 
 mod process_support;
 
+use callproof_harness::mcp::{Calls, Options};
+use callproof_harness::mock::MockDownstream;
+use callproof_harness::world::{Behaviour, Fixtures, World};
 use process_support::{REQUIRE_VAR, executor_binary, run_callproof};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::process::Command;
+use std::sync::Arc;
+use std::time::Duration;
 
 /// Runs `callproof mcp --format json` with `args`; the exit code and the report.
 fn mcp(args: &[&str]) -> (i32, Value) {
@@ -68,6 +73,28 @@ fn the_reference_executor_over_mcp_passes_every_check_with_call_all() {
     }
     assert_eq!(report["called"].as_array().expect("called").len(), 9, "{report:#}");
     assert_eq!(report["protocol_version"], "2025-11-25");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_a_downstream_the_reference_answers_a_valid_call_with_structured_content_that_fits_its_output_schema() {
+    let world = Arc::new(World::new(&Fixtures::default(), Behaviour { honours_idempotency_key: true }));
+    let downstream = MockDownstream::start(world).await;
+    let server = format!("env CALLPROOF_DOWNSTREAM_URL={} {}", downstream.uri(), reference());
+    let calls = Calls::Named(["get_weather".to_owned()].into_iter().collect());
+    let options = Options { server, calls, timeout: Duration::from_secs(10) };
+    let report = callproof_harness::mcp::run(&options).await.expect("the reference starts");
+    downstream.stop().await;
+    let json = serde_json::to_value(&report).expect("a report is JSON");
+    assert!(report.passed(), "{json:#}");
+    assert_eq!(statuses(&json)["mcp-output-conforms"], "PASS", "{json:#}");
+    let unknown =
+        json["checks"].as_array().expect("checks").iter().find(|check| check["id"] == "mcp-input-unknown-field");
+    let unknown = unknown.expect("mcp-input-unknown-field");
+    let (passed, inconclusive) = (unknown["passed"].as_u64(), unknown["inconclusive"].as_u64());
+    assert!(
+        passed > inconclusive,
+        "get_weather's generated base should succeed, so its refusals are conclusive: {json:#}"
+    );
 }
 
 #[test]

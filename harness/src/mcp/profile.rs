@@ -99,6 +99,7 @@ impl Run {
         self.findings.push(Finding {
             check: check.id,
             passed,
+            inconclusive: false,
             tool: tool.map(str::to_owned),
             why,
             request: exchange.map(|exchange| exchange.sent.clone()),
@@ -311,9 +312,10 @@ impl Run {
         let base_text = Value::Object(base.clone()).to_string();
         let exchange = self.call(name, &base_text).await;
         self.judge_output(name, output, &exchange);
+        let base_refused = refused(&exchange.answer);
         for case in inputs::cases(&schema, &base) {
             let exchange = self.call(name, &case.arguments).await;
-            self.judge_refusal(name, &case, &exchange);
+            self.judge_refusal(name, &case, &exchange, base_refused);
             self.judge_output(name, output, &exchange);
             self.still_answers(&format!("{name} with {}", case.label), Some(name)).await;
         }
@@ -330,15 +332,23 @@ impl Run {
         exchange
     }
 
-    fn judge_refusal(&mut self, name: &str, case: &inputs::Case, exchange: &Exchange) {
-        let (passed, why) = match (&exchange.answer, refused(&exchange.answer)) {
-            (Answer::Response(_), true) => (true, format!("{}: refused", case.label)),
-            (Answer::Response(_), false) => {
-                (false, format!("{}: accepted (a result without isError: true)", case.label))
-            }
-            _ => return,
+    /// A refused case passes; when the generated base was refused too, the pass is inconclusive (the server
+    /// may refuse the base for a reason of its own) and says so. An accepted case fails whatever the base.
+    fn judge_refusal(&mut self, name: &str, case: &inputs::Case, exchange: &Exchange, base_refused: bool) {
+        let Answer::Response(_) = &exchange.answer else { return };
+        let passed = refused(&exchange.answer);
+        let why = if passed {
+            format!("{}: refused", case.label)
+        } else {
+            format!("{}: accepted (a result without isError: true)", case.label)
         };
         self.found(case.check, passed, Some(name), why, Some(exchange));
+        if passed
+            && base_refused
+            && let Some(finding) = self.findings.last_mut()
+        {
+            finding.inconclusive = true;
+        }
     }
 
     fn judge_output(&mut self, name: &str, schema: Option<&Value>, exchange: &Exchange) {

@@ -20,6 +20,9 @@ pub struct Finding {
     pub check: &'static str,
     /// Whether this observation passes the check.
     pub passed: bool,
+    /// A pass that proves little: the invalid input was refused, but so was the valid base it was made from.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub inconclusive: bool,
     /// The tool, when the observation is about one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tool: Option<String>,
@@ -72,6 +75,8 @@ pub struct CheckResult {
     pub status: Status,
     /// How many observations passed it.
     pub passed: usize,
+    /// How many of those passes are inconclusive (see [`Finding::inconclusive`]).
+    pub inconclusive: usize,
     /// The observations that failed it.
     pub failures: Vec<Finding>,
 }
@@ -152,6 +157,13 @@ impl Report {
         out.push('\n');
         for check in &self.checks {
             let _ = writeln!(out, "{:<4}  {:<30} {:<6} {}", check.status.as_str(), check.id, check.level, check.cites);
+            if check.inconclusive > 0 {
+                let _ = writeln!(
+                    out,
+                    "      ({} of {} refusals inconclusive: the generated valid input was refused too)",
+                    check.inconclusive, check.passed
+                );
+            }
             for failure in &check.failures {
                 let tool = failure.tool.as_deref().map(|tool| format!("{tool}: ")).unwrap_or_default();
                 let _ = writeln!(out, "      - {tool}{}", failure.why);
@@ -189,13 +201,22 @@ fn judge(check: &Check, findings: &[Finding]) -> CheckResult {
     let failures: Vec<Finding> =
         mine.iter().filter(|finding| !finding.passed).map(|&finding| finding.clone()).collect();
     let passed = mine.len() - failures.len();
+    let inconclusive = mine.iter().filter(|finding| finding.passed && finding.inconclusive).count();
     let status = match (failures.is_empty(), mine.is_empty(), check.level) {
         (_, true, _) => Status::Skip,
         (true, false, _) => Status::Pass,
         (false, _, Level::Must) => Status::Fail,
         (false, _, Level::Should) => Status::Warn,
     };
-    CheckResult { id: check.id, level: check.level.as_str(), cites: check.cites, status, passed, failures }
+    CheckResult {
+        id: check.id,
+        level: check.level.as_str(),
+        cites: check.cites,
+        status,
+        passed,
+        inconclusive,
+        failures,
+    }
 }
 
 /// `text` cut in the middle when it is longer than [`SHOWN`] characters.
@@ -214,7 +235,15 @@ mod tests {
     use super::*;
 
     fn finding(check: Check, passed: bool) -> Finding {
-        Finding { check: check.id, passed, tool: None, why: "w".into(), request: None, answer: None }
+        Finding {
+            check: check.id,
+            passed,
+            inconclusive: false,
+            tool: None,
+            why: "w".into(),
+            request: None,
+            answer: None,
+        }
     }
 
     #[test]

@@ -138,6 +138,9 @@ fn the_python_sdk_server_drops_a_malformed_line_accepts_duplicate_keys_and_coerc
         ("mcp-unknown-tool", "FAIL"),
         ("mcp-method-not-found", "FAIL"),
         ("mcp-input-integral-float", "WARN"),
+        ("mcp-input-bool-for-number", "FAIL"),
+        ("mcp-input-schema-strict", "WARN"),
+        ("mcp-input-error-is-result", "PASS"),
         ("mcp-error-no-leak", "FAIL"),
         ("mcp-handshake", "PASS"),
         ("mcp-survives", "PASS"),
@@ -166,13 +169,25 @@ fn the_broken_fixture_fails_every_check_it_was_written_to_fail() {
         "mcp-input-missing-required",
         "mcp-input-wrong-type",
         "mcp-input-string-for-number",
+        "mcp-input-bool-for-number",
+        "mcp-input-null",
+        "mcp-input-constraint",
         "mcp-input-unknown-field",
+        "mcp-call-params-invalid",
         "mcp-output-conforms",
         "mcp-error-no-leak",
     ] {
         assert_eq!(status[id], "FAIL", "{id}: {report:#}");
     }
-    for id in ["mcp-tool-name", "mcp-annotations-consistent", "mcp-invalid-request", "mcp-parse-error"] {
+    for id in [
+        "mcp-tool-name",
+        "mcp-annotations-consistent",
+        "mcp-invalid-request",
+        "mcp-parse-error",
+        "mcp-input-schema-strict",
+        "mcp-output-schema-declared",
+        "mcp-input-error-is-result",
+    ] {
         assert_eq!(status[id], "WARN", "{id}: {report:#}");
     }
     let leak = failures(&report, "mcp-error-no-leak")[0]["why"].as_str().expect("why").to_owned();
@@ -206,4 +221,26 @@ fn docs_mcp_md_lists_every_check_of_the_profile_with_its_level_citation_and_rule
         }
     }
     assert!(missing.is_empty(), "docs/mcp.md lacks the rows:\n{}", missing.join("\n"));
+}
+
+#[test]
+fn the_readme_and_docs_excerpts_of_the_python_sdk_report_are_real_output() {
+    if !python_with_mcp("the README's MCP excerpt") {
+        return;
+    }
+    let folder = process_support::repo().join("fixtures/mcp");
+    let ran = process_support::run_callproof_in(&folder, &["mcp", "--server", "python3 lax_server.py"]);
+    assert_eq!(ran.code, 1, "{ran:?}");
+    for path in ["README.md", "docs/mcp.md"] {
+        let text = std::fs::read_to_string(process_support::repo().join(path)).expect("read");
+        let start = text.find("WARN  mcp-parse-error").unwrap_or_else(|| panic!("{path} has no excerpt"));
+        let excerpt = &text[start..start + text[start..].find("```").expect("the excerpt's block ends")];
+        for line in excerpt.lines().filter(|line| !line.trim().is_empty()) {
+            assert!(
+                ran.stdout.contains(line),
+                "{path}: this excerpt line is not in the output:\n{line}\n\n{}",
+                ran.stdout
+            );
+        }
+    }
 }

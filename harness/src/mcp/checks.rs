@@ -65,6 +65,20 @@ pub const ANNOTATIONS_CONSISTENT: Check = check(
     "schema.ts ToolAnnotations",
     "no tool is readOnlyHint: true together with destructiveHint: true or idempotentHint: false",
 );
+/// Input schemas are strict: no extra properties, every property required.
+pub const INPUT_SCHEMA_STRICT: Check = check(
+    "mcp-input-schema-strict",
+    Level::Should,
+    "callproof (the catalog's strict mode, docs/conformance-app.md)",
+    "every object schema in an inputSchema sets additionalProperties: false and requires every property",
+);
+/// Every tool declares an output schema.
+pub const OUTPUT_SCHEMA_DECLARED: Check = check(
+    "mcp-output-schema-declared",
+    Level::Should,
+    "callproof; server/tools §Output Schema",
+    "every tool declares an outputSchema",
+);
 /// A malformed line gets -32700.
 pub const PARSE_ERROR: Check = check(
     "mcp-parse-error",
@@ -107,6 +121,13 @@ pub const ANSWERS_IN_TIME: Check = check(
     "lifecycle §Timeouts; JSON-RPC 2.0 §5",
     "every request is answered within --timeout",
 );
+/// `tools/call` with arguments that are not an object gets -32602.
+pub const CALL_PARAMS_INVALID: Check = check(
+    "mcp-call-params-invalid",
+    Level::Must,
+    "server/tools §Error Handling (requests that fail CallToolRequest); JSON-RPC 2.0 §5.1",
+    "tools/call of a callable tool with \"arguments\":\"x\" is answered with error -32602",
+);
 /// A required property left out is refused.
 pub const MISSING_REQUIRED: Check = check(
     "mcp-input-missing-required",
@@ -127,6 +148,27 @@ pub const STRING_FOR_NUMBER: Check = check(
     Level::Must,
     "server/tools §Security Considerations; the property's type",
     "a number sent as a string (\"100\") where the schema says integer or number is refused, not coerced",
+);
+/// `true` for an integer or number is refused.
+pub const BOOL_FOR_NUMBER: Check = check(
+    "mcp-input-bool-for-number",
+    Level::Must,
+    "server/tools §Security Considerations; the property's type",
+    "true where the schema says integer or number is refused, not read as 1",
+);
+/// `null` where the type excludes it is refused.
+pub const NULL: Check = check(
+    "mcp-input-null",
+    Level::Must,
+    "server/tools §Security Considerations; the property's type",
+    "null for a property whose type excludes null is refused",
+);
+/// A value just outside a declared constraint is refused.
+pub const CONSTRAINT: Check = check(
+    "mcp-input-constraint",
+    Level::Must,
+    "server/tools §Security Considerations; minimum, maximum, minLength, maxLength, enum, pattern",
+    "a value just outside one declared constraint of a property is refused",
 );
 /// An unknown property is refused where the schema forbids extras.
 pub const UNKNOWN_FIELD: Check = check(
@@ -149,6 +191,13 @@ pub const DUPLICATE_KEY: Check = check(
     "callproof; RFC 8259 §4 (names SHOULD be unique)",
     "arguments whose text has the same property twice are refused, not resolved to one of them",
 );
+/// Invalid input is refused as a tool result, so the model can correct itself.
+pub const ERROR_IS_RESULT: Check = check(
+    "mcp-input-error-is-result",
+    Level::Should,
+    "server/tools §Error Handling (input validation errors are tool execution errors); SEP-1303",
+    "an invalid input is refused with a result with isError: true, not a JSON-RPC error",
+);
 /// Successful results conform to the declared output schema.
 pub const OUTPUT_CONFORMS: Check = check(
     "mcp-output-conforms",
@@ -166,12 +215,14 @@ pub const ERROR_NO_LEAK: Check = check(
 );
 
 /// Every check of the profile, in report order.
-pub const ALL: [Check; 20] = [
+pub const ALL: [Check; 27] = [
     HANDSHAKE,
     TOOLS_LIST,
     TOOL_NAME,
     INPUT_SCHEMA_VALID,
     OUTPUT_SCHEMA_VALID,
+    INPUT_SCHEMA_STRICT,
+    OUTPUT_SCHEMA_DECLARED,
     ANNOTATIONS_CONSISTENT,
     PARSE_ERROR,
     INVALID_REQUEST,
@@ -179,12 +230,17 @@ pub const ALL: [Check; 20] = [
     UNKNOWN_TOOL,
     SURVIVES,
     ANSWERS_IN_TIME,
+    CALL_PARAMS_INVALID,
     MISSING_REQUIRED,
     WRONG_TYPE,
     STRING_FOR_NUMBER,
+    BOOL_FOR_NUMBER,
+    NULL,
+    CONSTRAINT,
     UNKNOWN_FIELD,
     INTEGRAL_FLOAT,
     DUPLICATE_KEY,
+    ERROR_IS_RESULT,
     OUTPUT_CONFORMS,
     ERROR_NO_LEAK,
 ];

@@ -31,9 +31,13 @@ pub fn base(schema: &Value) -> Option<Map<String, Value>> {
     }
 }
 
-/// The invalid cases for a tool whose input schema is `schema` and whose base instance is `base`.
+/// The invalid cases for a tool whose input schema is `schema` and whose base instance is `base`. A case that
+/// changes one value is kept only when the schema itself says the change is invalid (the whole instance when
+/// the base validates, else the property's own schema), so no case is valid by accident.
 pub fn cases(schema: &Value, base: &Map<String, Value>) -> Vec<Case> {
     let properties = schema.get("properties").and_then(Value::as_object).cloned().unwrap_or_default();
+    let validator = jsonschema::validator_for(schema).ok();
+    let base_valid = validator.as_ref().is_some_and(|validator| validator.is_valid(&Value::Object(base.clone())));
     let mut cases = Vec::new();
     let text = |members: &Map<String, Value>| Value::Object(members.clone()).to_string();
     for name in required(schema) {
@@ -45,17 +49,32 @@ pub fn cases(schema: &Value, base: &Map<String, Value>) -> Vec<Case> {
     for (name, value) in base {
         let Some(property) = properties.get(name) else { continue };
         let types = types_of(property);
-        if let Some(wrong) = wrong_type(&types) {
-            let mut changed = base.clone();
-            changed.insert(name.clone(), wrong.clone());
-            cases.push(case(checks::WRONG_TYPE, format!("{name:?} sent as {wrong}"), text(&changed)));
-        }
         let numeric = types.iter().any(|kind| kind == "integer" || kind == "number");
-        if numeric && !types.iter().any(|kind| kind == "string") && value.is_number() {
+        let mut changes: Vec<(Check, String, Value)> = Vec::new();
+        if let Some(wrong) = wrong_type(&types) {
+            changes.push((checks::WRONG_TYPE, format!("{name:?} sent as {wrong}"), wrong));
+        }
+        if numeric && value.is_number() {
+            let quoted = Value::String(value.to_string());
+            changes.push((checks::STRING_FOR_NUMBER, format!("{name:?} sent as the string \"{value}\""), quoted));
+            changes.push((checks::BOOL_FOR_NUMBER, format!("{name:?} sent as true"), Value::Bool(true)));
+        }
+        if !types.is_empty() && !types.iter().any(|kind| kind == "null") {
+            changes.push((checks::NULL, format!("{name:?} sent as null"), Value::Null));
+        }
+        for (label, outside) in outside_constraints(property) {
+            changes.push((checks::CONSTRAINT, format!("{name:?} {label}"), outside));
+        }
+        for (check, label, changed_value) in changes {
             let mut changed = base.clone();
-            changed.insert(name.clone(), Value::String(value.to_string()));
-            let label = format!("{name:?} sent as the string \"{value}\"");
-            cases.push(case(checks::STRING_FOR_NUMBER, label, text(&changed)));
+            changed.insert(name.clone(), changed_value.clone());
+            let invalid = match (&validator, base_valid) {
+                (Some(validator), true) => !validator.is_valid(&Value::Object(changed.clone())),
+                _ => jsonschema::validator_for(property).is_ok_and(|validator| !validator.is_valid(&changed_value)),
+            };
+            if invalid {
+                cases.push(case(check, label, text(&changed)));
+            }
         }
         if types.iter().any(|kind| kind == "integer")
             && !types.iter().any(|kind| kind == "number")
@@ -78,6 +97,47 @@ pub fn cases(schema: &Value, base: &Map<String, Value>) -> Vec<Case> {
         cases.push(case(checks::DUPLICATE_KEY, format!("{name:?} twice in the text"), duplicated));
     }
     cases
+}
+
+/// Values just outside each constraint `property` declares, with a label each.
+fn outside_constraints(property: &Value) -> Vec<(String, Value)> {
+    let number = |keyword: &str| property.get(keyword).and_then(Value::as_f64);
+    let length = |keyword: &str| property.get(keyword).and_then(Value::as_u64);
+    let integer = types_of(property).iter().any(|kind| kind == "integer");
+    let step = if integer { 1.0 } else { 0.5 };
+    let mut outside = Vec::new();
+    let mut push_number = |label: String, n: f64| {
+        #[allow(clippy::cast_possible_truncation, reason = "a bound a tool writer chose, plus or minus one")]
+        let value = if integer && n.fract() == 0.0 { json!(n as i64) } else { json!(n) };
+        outside.push((label, value));
+    };
+    if let Some(minimum) = number("minimum") {
+        push_number(format!("below its minimum {minimum}"), minimum - step);
+    }
+    if let Some(maximum) = number("maximum") {
+        push_number(format!("above its maximum {maximum}"), maximum + step);
+    }
+    if let Some(minimum) = number("exclusiveMinimum") {
+        push_number(format!("at its exclusiveMinimum {minimum}"), minimum);
+    }
+    if let Some(maximum) = number("exclusiveMaximum") {
+        push_number(format!("at its exclusiveMaximum {maximum}"), maximum);
+    }
+    if let Some(min) = length("minLength").filter(|min| (1..=4096).contains(min)) {
+        let short = "x".repeat(usize::try_from(min - 1).unwrap_or(0));
+        outside.push((format!("shorter than its minLength {min}"), Value::String(short)));
+    }
+    if let Some(max) = length("maxLength").filter(|max| *max <= 4096) {
+        let long = "x".repeat(usize::try_from(max + 1).unwrap_or(0));
+        outside.push((format!("longer than its maxLength {max}"), Value::String(long)));
+    }
+    if property.get("enum").and_then(Value::as_array).is_some() {
+        outside.push(("outside its enum".to_owned(), json!("callproof_not_in_enum")));
+    }
+    if property.get("pattern").is_some() {
+        outside.push(("not matching its pattern".to_owned(), json!("!~ callproof")));
+    }
+    outside
 }
 
 fn case(check: Check, label: String, arguments: String) -> Case {
@@ -280,6 +340,9 @@ mod tests {
             "mcp-input-missing-required",
             "mcp-input-wrong-type",
             "mcp-input-string-for-number",
+            "mcp-input-bool-for-number",
+            "mcp-input-null",
+            "mcp-input-constraint",
             "mcp-input-integral-float",
             "mcp-input-unknown-field",
             "mcp-input-duplicate-key",

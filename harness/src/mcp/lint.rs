@@ -54,6 +54,44 @@ pub fn annotations_problem(tool: &str, annotations: Option<&Value>) -> Option<St
     None
 }
 
+/// Why `schema` is not strict, if it is not: an object that allows extra properties, or a property that is not
+/// required (the catalog's strict mode: optional properties are required and nullable, so a model cannot
+/// leave one out by accident). `what` names the schema in the sentence.
+pub fn strict_problem(what: &str, schema: &Value) -> Option<String> {
+    strict_at(schema, "", 0).map(|problem| format!("{what}: {problem}"))
+}
+
+fn strict_at(schema: &Value, at: &str, depth: usize) -> Option<String> {
+    let Value::Object(members) = schema else { return None };
+    if depth > 16 {
+        return None;
+    }
+    let place = if at.is_empty() { "the root".to_owned() } else { format!("`{at}`") };
+    let properties = members.get("properties").and_then(Value::as_object);
+    let is_object = members.get("type") == Some(&Value::String("object".to_owned())) || properties.is_some();
+    if is_object && members.get("additionalProperties") != Some(&Value::Bool(false)) {
+        return Some(format!("the object at {place} allows extra properties (no additionalProperties: false)"));
+    }
+    let required: Vec<&str> =
+        members.get("required").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).collect();
+    for (name, property) in properties.into_iter().flatten() {
+        if !required.contains(&name.as_str()) {
+            return Some(format!(
+                "`{at}/{name}` is optional (strict mode: required, and nullable if it may be absent)"
+            ));
+        }
+        if let Some(problem) = strict_at(property, &format!("{at}/{name}"), depth + 1) {
+            return Some(problem);
+        }
+    }
+    let nested = ["items", "additionalItems"].iter().filter_map(|keyword| members.get(*keyword));
+    let branches = ["anyOf", "oneOf", "allOf"]
+        .iter()
+        .filter_map(|keyword| members.get(*keyword).and_then(Value::as_array))
+        .flatten();
+    nested.chain(branches).find_map(|inner| strict_at(inner, at, depth + 1))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -79,6 +117,21 @@ mod tests {
         let invalid = json!({"type": "object", "properties": {"n": {"type": "integr"}}});
         assert!(schema_problem("inputSchema of t", &invalid).expect("keyword").contains("not a valid JSON Schema"));
         assert!(schema_problem("x", &json!("object")).is_some());
+    }
+
+    #[test]
+    fn a_strict_schema_passes_and_an_optional_property_or_open_object_fails() {
+        let strict = json!({"type": "object", "additionalProperties": false,
+            "properties": {"a": {"type": ["string", "null"]}, "b": {"type": "object", "additionalProperties": false}},
+            "required": ["a", "b"]});
+        assert_eq!(strict_problem("t", &strict), None);
+        let optional = json!({"type": "object", "additionalProperties": false, "properties": {"a": {}}});
+        assert!(strict_problem("t", &optional).expect("optional").contains("`/a` is optional"));
+        let open = json!({"type": "object", "properties": {}});
+        assert!(strict_problem("t", &open).expect("open").contains("extra properties"));
+        let nested = json!({"type": "object", "additionalProperties": false, "required": ["p"],
+            "properties": {"p": {"type": "array", "items": {"type": "object", "properties": {}}}}});
+        assert!(strict_problem("t", &nested).expect("nested").contains("`/p`"));
     }
 
     #[test]

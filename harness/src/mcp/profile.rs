@@ -57,7 +57,7 @@ pub struct Options {
 /// [`SubjectError::Spawn`] when the server cannot be started at all; everything after that is a finding.
 pub async fn run(options: &Options) -> Result<Report, SubjectError> {
     let client = Client::start(&options.server, options.timeout)?;
-    let mut run = Run { client, findings: Vec::new(), called: Vec::new(), skipped: Vec::new() };
+    let mut run = Run { client, findings: Vec::new(), called: Vec::new(), skipped: Vec::new(), params_checked: false };
     let (protocol_version, server_info) = run.handshake().await;
     let tools = if protocol_version.is_some() { run.list().await } else { Vec::new() };
     if protocol_version.is_some() {
@@ -92,6 +92,8 @@ struct Run {
     findings: Vec<Finding>,
     called: Vec<String>,
     skipped: Vec<Skipped>,
+    /// Whether `mcp-call-params-invalid` has been judged (once per server, on the first callable tool).
+    params_checked: bool,
 }
 
 impl Run {
@@ -217,7 +219,14 @@ impl Run {
         }
         self.verdict(checks::TOOL_NAME, name, problem);
         let problem = lint::schema_problem(&format!("the inputSchema of {name}"), input);
+        let valid = problem.is_none();
         self.verdict(checks::INPUT_SCHEMA_VALID, name, problem);
+        if valid {
+            let problem = lint::strict_problem(&format!("the inputSchema of {name}"), input);
+            self.verdict(checks::INPUT_SCHEMA_STRICT, name, problem);
+        }
+        let problem = tool.get("outputSchema").is_none().then(|| format!("{name} declares no outputSchema"));
+        self.verdict(checks::OUTPUT_SCHEMA_DECLARED, name, problem);
         if let Some(output) = tool.get("outputSchema") {
             let problem = lint::schema_problem(&format!("the outputSchema of {name}"), output);
             self.verdict(checks::OUTPUT_SCHEMA_VALID, name, problem);
@@ -259,23 +268,16 @@ impl Run {
         self.still_answers("an invalid request", None).await;
 
         let exchange = self.request("callproof/no-such-method", None).await;
-        let code = exchange.answer.error_code();
-        let why = format!("answered {}", code.map_or_else(|| exchange.answer.text(), |code| format!("error {code}")));
-        self.found(checks::METHOD_NOT_FOUND, code == Some(-32601), None, why, Some(&exchange));
+        let (passed, why) = answered_with(&exchange, -32601);
+        self.found(checks::METHOD_NOT_FOUND, passed, None, why, Some(&exchange));
 
         let mut name = NO_SUCH_TOOL.to_owned();
         while tools.iter().any(|tool| tool.get("name").and_then(Value::as_str) == Some(&name)) {
             name.push('_');
         }
         let exchange = self.request("tools/call", Some(json!({"name": name, "arguments": {}}))).await;
-        let code = exchange.answer.error_code();
-        let why = match (code, exchange.answer.result()) {
-            (Some(-32602), _) => "answered -32602".to_owned(),
-            (Some(code), _) => format!("answered error {code}, not -32602"),
-            (None, Some(_)) => "answered with a tool result, not the protocol error -32602".to_owned(),
-            (None, None) => format!("answered {}", exchange.answer.text()),
-        };
-        self.found(checks::UNKNOWN_TOOL, code == Some(-32602), None, why, Some(&exchange));
+        let (passed, why) = answered_with(&exchange, -32602);
+        self.found(checks::UNKNOWN_TOOL, passed, None, why, Some(&exchange));
         self.still_answers("a call of an unknown tool", None).await;
     }
 
@@ -308,6 +310,15 @@ impl Run {
             return;
         };
         self.called.push(name.to_owned());
+        if !self.params_checked {
+            self.params_checked = true;
+            let exchange = self.call(name, r#""x""#).await;
+            if matches!(exchange.answer, Answer::Response(_)) {
+                let (passed, why) = answered_with(&exchange, -32602);
+                self.found(checks::CALL_PARAMS_INVALID, passed, Some(name), why, Some(&exchange));
+            }
+            self.still_answers(&format!("{name} with arguments that are not an object"), Some(name)).await;
+        }
         let output = tool.get("outputSchema");
         let base_text = Value::Object(base.clone()).to_string();
         let exchange = self.call(name, &base_text).await;
@@ -349,6 +360,18 @@ impl Run {
         {
             finding.inconclusive = true;
         }
+        match exchange.answer.error_code() {
+            None if passed => {
+                let why = format!("{}: refused with an isError result", case.label);
+                self.found(checks::ERROR_IS_RESULT, true, Some(name), why, None);
+            }
+            Some(code) if code != -32700 => {
+                let why =
+                    format!("{}: refused with JSON-RPC error {code}, not a result the model can read", case.label);
+                self.found(checks::ERROR_IS_RESULT, false, Some(name), why, Some(exchange));
+            }
+            _ => {}
+        }
     }
 
     fn judge_output(&mut self, name: &str, schema: Option<&Value>, exchange: &Exchange) {
@@ -370,6 +393,18 @@ impl Run {
         let why = problem.unwrap_or_else(|| "structuredContent validates".to_owned());
         self.found(checks::OUTPUT_CONFORMS, passed, Some(name), why, Some(exchange));
     }
+}
+
+/// Whether `exchange` was answered with JSON-RPC error `wanted`, and what it was answered with.
+fn answered_with(exchange: &Exchange, wanted: i64) -> (bool, String) {
+    let code = exchange.answer.error_code();
+    let why = match (code, exchange.answer.result()) {
+        (Some(code), _) if code == wanted => format!("answered {wanted}"),
+        (Some(code), _) => format!("answered error {code}, not {wanted}"),
+        (None, Some(_)) => format!("answered with a result, not the protocol error {wanted}"),
+        (None, None) => format!("answered {}, not error {wanted}", exchange.answer.text()),
+    };
+    (code == Some(wanted), why)
 }
 
 /// Whether an answer refuses the call: a JSON-RPC error, or a result with `isError: true`.

@@ -412,3 +412,32 @@ fn refused(answer: &Answer) -> bool {
     answer.error_code().is_some()
         || answer.result().and_then(|result| result.get("isError")) == Some(&Value::Bool(true))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn exchange(answer: Answer) -> Exchange {
+        Exchange { sent: "{}".to_owned(), answer }
+    }
+
+    #[test]
+    fn an_error_result_and_an_is_error_result_refuse_and_a_plain_result_does_not() {
+        let error = Answer::Response(json!({"id": 1, "error": {"code": -32602, "message": "bad"}}));
+        let is_error = Answer::Response(json!({"id": 1, "result": {"content": [], "isError": true}}));
+        let success = Answer::Response(json!({"id": 1, "result": {"content": [], "isError": false}}));
+        assert!(refused(&error) && refused(&is_error));
+        assert!(!refused(&success) && !refused(&Answer::Silent));
+    }
+
+    #[test]
+    fn the_wanted_code_passes_and_anything_else_says_what_came_instead() {
+        let error = |code: i64| exchange(Answer::Response(json!({"id": 1, "error": {"code": code, "message": "m"}})));
+        assert_eq!(answered_with(&error(-32601), -32601), (true, "answered -32601".to_owned()));
+        assert_eq!(answered_with(&error(-32602), -32601), (false, "answered error -32602, not -32601".to_owned()));
+        let result = exchange(Answer::Response(json!({"id": 1, "result": {}})));
+        assert!(answered_with(&result, -32602).1.contains("a result, not the protocol error -32602"));
+        let silent = answered_with(&exchange(Answer::Silent), -32602);
+        assert!(!silent.0 && silent.1.contains("no answer within the timeout"), "{}", silent.1);
+    }
+}

@@ -75,26 +75,41 @@ fn the_reference_executor_over_mcp_passes_every_check_with_call_all() {
     assert_eq!(report["protocol_version"], "2025-11-25");
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn with_a_downstream_the_reference_answers_a_valid_call_with_structured_content_that_fits_its_output_schema() {
+/// `callproof mcp` (the library) against the reference with `extra` options, its tools talking to the harness's
+/// mocked downstream, calling `get_weather`; the report as JSON.
+async fn against_a_downstream(extra: &str) -> Value {
     let world = Arc::new(World::new(&Fixtures::default(), Behaviour { honours_idempotency_key: true }));
     let downstream = MockDownstream::start(world).await;
-    let server = format!("env CALLPROOF_DOWNSTREAM_URL={} {}", downstream.uri(), reference());
+    let server = format!("env CALLPROOF_DOWNSTREAM_URL={} {} {extra}", downstream.uri(), reference());
     let calls = Calls::Named(["get_weather".to_owned()].into_iter().collect());
     let options = Options { server, calls, timeout: Duration::from_secs(10) };
     let report = callproof_harness::mcp::run(&options).await.expect("the reference starts");
     downstream.stop().await;
-    let json = serde_json::to_value(&report).expect("a report is JSON");
-    assert!(report.passed(), "{json:#}");
+    serde_json::to_value(&report).expect("a report is JSON")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_a_downstream_the_reference_answers_a_valid_call_with_structured_content_that_fits_its_output_schema() {
+    let json = against_a_downstream("").await;
+    assert!(statuses(&json).values().all(|status| status != "FAIL" && status != "WARN"), "{json:#}");
     assert_eq!(statuses(&json)["mcp-output-conforms"], "PASS", "{json:#}");
-    let unknown =
-        json["checks"].as_array().expect("checks").iter().find(|check| check["id"] == "mcp-input-unknown-field");
-    let unknown = unknown.expect("mcp-input-unknown-field");
+    let checks = json["checks"].as_array().expect("checks");
+    let unknown = checks.iter().find(|check| check["id"] == "mcp-input-unknown-field").expect("unknown field");
     let (passed, inconclusive) = (unknown["passed"].as_u64(), unknown["inconclusive"].as_u64());
     assert!(
         passed > inconclusive,
         "get_weather's generated base should succeed, so its refusals are conclusive: {json:#}"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_profile_catches_the_known_bad_decoders_served_over_mcp() {
+    let extras = against_a_downstream("--mutant unknown-fields-ignored").await;
+    assert_eq!(statuses(&extras)["mcp-input-unknown-field"], "FAIL", "{extras:#}");
+    let request = failures(&extras, "mcp-input-unknown-field")[0]["request"].as_str().expect("request").to_owned();
+    assert!(request.contains(r#""is_admin":true"#), "{request}");
+    let duplicates = against_a_downstream("--mutant duplicate-keys-last-wins").await;
+    assert_eq!(statuses(&duplicates)["mcp-input-duplicate-key"], "WARN", "{duplicates:#}");
 }
 
 #[test]
@@ -118,7 +133,7 @@ fn the_python_sdk_server_drops_a_malformed_line_accepts_duplicate_keys_and_coerc
     if !python_with_mcp("the Python SDK MCP server") {
         return;
     }
-    let (code, report) = mcp(&["--server", "python3 fixtures/mcp/lax_server.py", "--timeout", "3000"]);
+    let (code, report) = mcp(&["--server", "python3 fixtures/mcp/lax_server.py"]);
     assert_eq!(code, 1, "{report:#}");
     let status = statuses(&report);
     let parse = &failures(&report, "mcp-parse-error")[0];

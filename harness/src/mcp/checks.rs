@@ -170,6 +170,20 @@ pub const CONSTRAINT: Check = check(
     "server/tools §Security Considerations; minimum, maximum, minLength, maxLength, enum, pattern",
     "a value just outside one declared constraint of a property is refused",
 );
+/// `NaN` spliced for a number is refused.
+pub const NON_FINITE: Check = check(
+    "mcp-input-non-finite",
+    Level::Must,
+    "RFC 8259 §6 (no NaN in JSON); server/tools §Security Considerations",
+    "NaN spliced as the text of a number property is refused, or answered with -32700, never dropped or accepted",
+);
+/// Deeply nested arrays are refused.
+pub const DEEP_NESTING: Check = check(
+    "mcp-input-deep-nesting",
+    Level::Must,
+    "server/tools §Security Considerations",
+    "10 000 nested arrays spliced into a property that is not an array are refused, or answered with -32700",
+);
 /// An unknown property is refused where the schema forbids extras.
 pub const UNKNOWN_FIELD: Check = check(
     "mcp-input-unknown-field",
@@ -215,7 +229,7 @@ pub const ERROR_NO_LEAK: Check = check(
 );
 
 /// Every check of the profile, in report order.
-pub const ALL: [Check; 27] = [
+pub const ALL: [Check; 29] = [
     HANDSHAKE,
     TOOLS_LIST,
     TOOL_NAME,
@@ -237,6 +251,8 @@ pub const ALL: [Check; 27] = [
     BOOL_FOR_NUMBER,
     NULL,
     CONSTRAINT,
+    NON_FINITE,
+    DEEP_NESTING,
     UNKNOWN_FIELD,
     INTEGRAL_FLOAT,
     DUPLICATE_KEY,

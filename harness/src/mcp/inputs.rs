@@ -7,6 +7,15 @@
 use super::checks::{self, Check};
 use serde_json::{Map, Value, json};
 
+/// How deep the nested-arrays case goes.
+const NESTING: usize = 10_000;
+
+/// Whether a case's text is not JSON, or may be beyond a parser's depth, so its line may get no answer that
+/// names its id (-32700 carries `id: null`): the profile sends it with nothing else in flight, then a `ping`.
+pub fn line_level(case: &Case) -> bool {
+    case.check == checks::NON_FINITE || case.check == checks::DEEP_NESTING
+}
+
 /// Nesting the generator follows before it gives up on a sub-schema.
 const MAX_DEPTH: usize = 8;
 
@@ -75,6 +84,14 @@ pub fn cases(schema: &Value, base: &Map<String, Value>) -> Vec<Case> {
             if invalid {
                 cases.push(case(check, label, text(&changed)));
             }
+        }
+        if numeric {
+            cases.push(case(checks::NON_FINITE, format!("{name:?} sent as NaN"), spliced(base, name, "NaN")));
+        }
+        if !types.is_empty() && !types.iter().any(|kind| kind == "array") {
+            let nested = format!("{}{}", "[".repeat(NESTING), "]".repeat(NESTING));
+            let label = format!("{name:?} sent as {NESTING} nested arrays");
+            cases.push(case(checks::DEEP_NESTING, label, spliced(base, name, &nested)));
         }
         if types.iter().any(|kind| kind == "integer")
             && !types.iter().any(|kind| kind == "number")
@@ -343,15 +360,19 @@ mod tests {
             "mcp-input-bool-for-number",
             "mcp-input-null",
             "mcp-input-constraint",
+            "mcp-input-non-finite",
+            "mcp-input-deep-nesting",
             "mcp-input-integral-float",
             "mcp-input-unknown-field",
             "mcp-input-duplicate-key",
         ] {
             assert!(ids.contains(&id), "{id} missing from {ids:?}");
         }
-        for case in &cases {
+        assert!(cases.iter().any(|case| case.arguments.contains("\"amount\":NaN")));
+        assert!(cases.iter().any(|case| case.arguments.contains(&"[".repeat(NESTING))));
+        for case in cases.iter().filter(|case| !line_level(case)) {
             let parsed: Result<Value, _> = serde_json::from_str(&case.arguments);
-            let parsed = parsed.expect("every case is JSON text");
+            let parsed = parsed.expect("every case but the line-level ones is JSON text");
             let schema_says_invalid = !jsonschema::is_valid(&schema, &parsed);
             let text_level = matches!(case.check.id, "mcp-input-integral-float" | "mcp-input-duplicate-key");
             assert!(schema_says_invalid || text_level, "{} does not break the schema: {}", case.label, case.arguments);

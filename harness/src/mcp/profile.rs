@@ -325,7 +325,11 @@ impl Run {
         self.judge_output(name, output, &exchange);
         let base_refused = refused(&exchange.answer);
         for case in inputs::cases(&schema, &base) {
-            let exchange = self.call(name, &case.arguments).await;
+            let exchange = if inputs::line_level(&case) {
+                self.line_level_call(name, &case.arguments).await
+            } else {
+                self.call(name, &case.arguments).await
+            };
             self.judge_refusal(name, &case, &exchange, base_refused);
             self.judge_output(name, output, &exchange);
             self.still_answers(&format!("{name} with {}", case.label), Some(name)).await;
@@ -334,11 +338,16 @@ impl Run {
 
     async fn call(&mut self, name: &str, arguments: &str) -> Exchange {
         let id = self.client.next_id();
-        let line = format!(
-            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":{},"arguments":{arguments}}}}}"#,
-            Value::String(name.to_owned())
-        );
-        let exchange = self.client.exchange(line, &json!(id)).await;
+        let exchange = self.client.exchange(call_line(id, name, arguments), &json!(id)).await;
+        self.observed(&exchange, Some(name));
+        exchange
+    }
+
+    /// A call whose line may be answered only with `id: null`, or not at all: sent alone, then a `ping`.
+    async fn line_level_call(&mut self, name: &str, arguments: &str) -> Exchange {
+        let id = self.client.next_id();
+        let (exchange, ping) = self.client.garbage(call_line(id, name, arguments), Some(json!(id))).await;
+        self.observed(&ping, None);
         self.observed(&exchange, Some(name));
         exchange
     }
@@ -346,6 +355,11 @@ impl Run {
     /// A refused case passes; when the generated base was refused too, the pass is inconclusive (the server
     /// may refuse the base for a reason of its own) and says so. An accepted case fails whatever the base.
     fn judge_refusal(&mut self, name: &str, case: &inputs::Case, exchange: &Exchange, base_refused: bool) {
+        if exchange.answer == Answer::Dropped {
+            let why = format!("{}: dropped without an answer (the ping sent after it was answered)", case.label);
+            self.found(case.check, false, Some(name), why, Some(exchange));
+            return;
+        }
         let Answer::Response(_) = &exchange.answer else { return };
         let passed = refused(&exchange.answer);
         let why = if passed {
@@ -393,6 +407,12 @@ impl Run {
         let why = problem.unwrap_or_else(|| "structuredContent validates".to_owned());
         self.found(checks::OUTPUT_CONFORMS, passed, Some(name), why, Some(exchange));
     }
+}
+
+/// The `tools/call` line for `name` with `arguments` spliced in as text, byte for byte.
+fn call_line(id: i64, name: &str, arguments: &str) -> String {
+    let name = Value::String(name.to_owned());
+    format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":{name},"arguments":{arguments}}}}}"#)
 }
 
 /// Whether `exchange` was answered with JSON-RPC error `wanted`, and what it was answered with.

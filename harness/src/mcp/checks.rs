@@ -184,6 +184,13 @@ pub const DEEP_NESTING: Check = check(
     "server/tools §Security Considerations",
     "10 000 nested arrays spliced into a property that is not an array are refused, or answered with -32700",
 );
+/// A lone surrogate escape in a string is refused.
+pub const LONE_SURROGATE: Check = check(
+    "mcp-input-lone-surrogate",
+    Level::Should,
+    "callproof; RFC 8259 §8.2 (a lone surrogate's behaviour is unpredictable)",
+    "\"\\ud800\" spliced as the text of a string property is refused, or answered with -32700",
+);
 /// An unknown property is refused where the schema forbids extras.
 pub const UNKNOWN_FIELD: Check = check(
     "mcp-input-unknown-field",
@@ -219,6 +226,13 @@ pub const OUTPUT_CONFORMS: Check = check(
     "server/tools §Output Schema",
     "every result without isError of a tool with an outputSchema carries structuredContent valid against it",
 );
+/// Structured content is mirrored in a text block.
+pub const TEXT_MIRROR: Check = check(
+    "mcp-output-text-mirror",
+    Level::Should,
+    "server/tools §Structured Content (a tool SHOULD also return the serialized JSON in a TextContent block)",
+    "every result with structuredContent also has a text block whose JSON is the same value",
+);
 /// Error texts hold no stack trace, file path or secret.
 pub const ERROR_NO_LEAK: Check = check(
     "mcp-error-no-leak",
@@ -229,7 +243,7 @@ pub const ERROR_NO_LEAK: Check = check(
 );
 
 /// Every check of the profile, in report order.
-pub const ALL: [Check; 29] = [
+pub const ALL: [Check; 31] = [
     HANDSHAKE,
     TOOLS_LIST,
     TOOL_NAME,
@@ -253,11 +267,13 @@ pub const ALL: [Check; 29] = [
     CONSTRAINT,
     NON_FINITE,
     DEEP_NESTING,
+    LONE_SURROGATE,
     UNKNOWN_FIELD,
     INTEGRAL_FLOAT,
     DUPLICATE_KEY,
     ERROR_IS_RESULT,
     OUTPUT_CONFORMS,
+    TEXT_MIRROR,
     ERROR_NO_LEAK,
 ];
 

@@ -13,7 +13,7 @@ const NESTING: usize = 10_000;
 /// Whether a case's text is not JSON, or may be beyond a parser's depth, so its line may get no answer that
 /// names its id (-32700 carries `id: null`): the profile sends it with nothing else in flight, then a `ping`.
 pub fn line_level(case: &Case) -> bool {
-    case.check == checks::NON_FINITE || case.check == checks::DEEP_NESTING
+    [checks::NON_FINITE, checks::DEEP_NESTING, checks::LONE_SURROGATE].contains(&case.check)
 }
 
 /// Nesting the generator follows before it gives up on a sub-schema.
@@ -87,6 +87,10 @@ pub fn cases(schema: &Value, base: &Map<String, Value>) -> Vec<Case> {
         }
         if numeric {
             cases.push(case(checks::NON_FINITE, format!("{name:?} sent as NaN"), spliced(base, name, "NaN")));
+        }
+        if types.iter().any(|kind| kind == "string") && value.is_string() {
+            let label = format!("{name:?} sent as \"\\ud800\" (a lone surrogate)");
+            cases.push(case(checks::LONE_SURROGATE, label, spliced(base, name, r#""\ud800""#)));
         }
         if !types.is_empty() && !types.iter().any(|kind| kind == "array") {
             let nested = format!("{}{}", "[".repeat(NESTING), "]".repeat(NESTING));
@@ -362,6 +366,7 @@ mod tests {
             "mcp-input-constraint",
             "mcp-input-non-finite",
             "mcp-input-deep-nesting",
+            "mcp-input-lone-surrogate",
             "mcp-input-integral-float",
             "mcp-input-unknown-field",
             "mcp-input-duplicate-key",
@@ -369,6 +374,7 @@ mod tests {
             assert!(ids.contains(&id), "{id} missing from {ids:?}");
         }
         assert!(cases.iter().any(|case| case.arguments.contains("\"amount\":NaN")));
+        assert!(cases.iter().any(|case| case.arguments.contains(r#""order_id":"\ud800""#)));
         assert!(cases.iter().any(|case| case.arguments.contains(&"[".repeat(NESTING))));
         for case in cases.iter().filter(|case| !line_level(case)) {
             let parsed: Result<Value, _> = serde_json::from_str(&case.arguments);

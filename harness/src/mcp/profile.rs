@@ -389,6 +389,19 @@ impl Run {
     }
 
     fn judge_output(&mut self, name: &str, schema: Option<&Value>, exchange: &Exchange) {
+        if let Some(structured) = exchange.answer.result().and_then(|result| result.get("structuredContent")) {
+            let texts = exchange.answer.result().and_then(|result| result.get("content")?.as_array());
+            let mirrored = texts.into_iter().flatten().any(|block| {
+                let text = block.get("text").and_then(Value::as_str);
+                text.and_then(|text| serde_json::from_str::<Value>(text).ok()).as_ref() == Some(structured)
+            });
+            let why = if mirrored {
+                "structuredContent is mirrored in a text block".to_owned()
+            } else {
+                "no text block holds the structuredContent as JSON".to_owned()
+            };
+            self.found(checks::TEXT_MIRROR, mirrored, Some(name), why, Some(exchange));
+        }
         let (Some(schema), Some(result)) = (schema, exchange.answer.result()) else { return };
         if result.get("isError") == Some(&Value::Bool(true)) {
             return;

@@ -161,6 +161,7 @@ fn the_python_sdk_server_drops_a_malformed_line_accepts_duplicate_keys_and_coerc
         ("mcp-input-lone-surrogate", "WARN"),
         ("mcp-error-no-leak", "FAIL"),
         ("mcp-handshake", "PASS"),
+        ("mcp-version-negotiation", "PASS"),
         ("mcp-survives", "PASS"),
     ] {
         assert_eq!(status[id], expected, "{id}: {report:#}");
@@ -179,6 +180,7 @@ fn the_broken_fixture_fails_every_check_it_was_written_to_fail() {
     let status = statuses(&report);
     for id in [
         "mcp-tools-list",
+        "mcp-version-negotiation",
         "mcp-input-schema-valid",
         "mcp-output-schema-valid",
         "mcp-method-not-found",

@@ -30,6 +30,13 @@ pub const HANDSHAKE: Check = check(
     "lifecycle §Initialization; server/tools §Capabilities",
     "initialize 2025-11-25 is answered with a supported protocolVersion and capabilities.tools",
 );
+/// An unknown requested version is answered with one the server supports.
+pub const VERSION_NEGOTIATION: Check = check(
+    "mcp-version-negotiation",
+    Level::Must,
+    "lifecycle §Version Negotiation",
+    "initialize asking for 1900-01-01 (on a second server process) is answered with a version of MCP the server supports",
+);
 /// `tools/list` is a list of tools with names and object input schemas.
 pub const TOOLS_LIST: Check = check(
     "mcp-tools-list",
@@ -243,8 +250,9 @@ pub const ERROR_NO_LEAK: Check = check(
 );
 
 /// Every check of the profile, in report order.
-pub const ALL: [Check; 31] = [
+pub const ALL: [Check; 32] = [
     HANDSHAKE,
+    VERSION_NEGOTIATION,
     TOOLS_LIST,
     TOOL_NAME,
     INPUT_SCHEMA_VALID,

@@ -20,7 +20,7 @@ use std::time::Duration;
 pub const PROTOCOL_VERSION: &str = "2025-11-25";
 
 /// Revisions a server may answer `initialize` with (lifecycle §Version Negotiation: one it supports).
-const KNOWN_VERSIONS: [&str; 4] = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
+const KNOWN_VERSIONS: [&str; 5] = ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
 
 /// Pages of `tools/list` followed at most.
 const MAX_PAGES: usize = 100;
@@ -78,6 +78,9 @@ pub async fn run(options: &Options) -> Result<Report, SubjectError> {
         }
     }
     run.client.close().await;
+    if protocol_version.is_some() {
+        run.findings.extend(negotiation(options).await);
+    }
     let mut report = Report::new(options.server.clone(), &run.findings);
     report.protocol_version = protocol_version;
     report.server_info = server_info;
@@ -420,6 +423,34 @@ impl Run {
         let why = problem.unwrap_or_else(|| "structuredContent validates".to_owned());
         self.found(checks::OUTPUT_CONFORMS, passed, Some(name), why, Some(exchange));
     }
+}
+
+/// `initialize` asking for a version no server has, on a second process of the server (a session is
+/// initialized once): the answer must name a version the server supports (lifecycle §Version Negotiation).
+async fn negotiation(options: &Options) -> Option<Finding> {
+    let mut client = Client::start(&options.server, options.timeout).ok()?;
+    let params = json!({
+        "protocolVersion": "1900-01-01",
+        "capabilities": {},
+        "clientInfo": {"name": "callproof", "version": env!("CARGO_PKG_VERSION")},
+    });
+    let exchange = client.request("initialize", Some(params)).await;
+    client.close().await;
+    let version = exchange.answer.result().and_then(|result| result.get("protocolVersion")?.as_str());
+    let (passed, why) = match version {
+        Some(version) if KNOWN_VERSIONS.contains(&version) => (true, format!("answered with {version}")),
+        Some(version) => (false, format!("answered with protocolVersion {version:?}, not a version of MCP")),
+        None => (false, format!("answered {}, not a result with a protocolVersion", exchange.answer.text())),
+    };
+    Some(Finding {
+        check: checks::VERSION_NEGOTIATION.id,
+        passed,
+        inconclusive: false,
+        tool: None,
+        why,
+        request: Some(exchange.sent.clone()),
+        answer: Some(exchange.answer.text()),
+    })
 }
 
 /// The `tools/call` line for `name` with `arguments` spliced in as text, byte for byte.

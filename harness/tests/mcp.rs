@@ -210,6 +210,8 @@ fn the_broken_fixture_fails_every_check_it_was_written_to_fail() {
         "mcp-output-schema-declared",
         "mcp-input-error-is-result",
         "mcp-output-text-mirror",
+        "mcp-input-oversize",
+        "mcp-input-lone-surrogate",
     ] {
         assert_eq!(status[id], "WARN", "{id}: {report:#}");
     }

@@ -198,6 +198,13 @@ pub const LONE_SURROGATE: Check = check(
     "callproof; RFC 8259 §8.2 (a lone surrogate's behaviour is unpredictable)",
     "\"\\ud800\" spliced as the text of a string property is refused, or answered with -32700",
 );
+/// A 2 MiB string is refused where the schema sets no smaller bound.
+pub const OVERSIZE: Check = check(
+    "mcp-input-oversize",
+    Level::Should,
+    "callproof (1 MiB of arguments, docs/errors.md too_large); server/tools §Security Considerations",
+    "a 2 MiB string for a string property with no maxLength is refused",
+);
 /// An unknown property is refused where the schema forbids extras.
 pub const UNKNOWN_FIELD: Check = check(
     "mcp-input-unknown-field",
@@ -250,7 +257,7 @@ pub const ERROR_NO_LEAK: Check = check(
 );
 
 /// Every check of the profile, in report order.
-pub const ALL: [Check; 32] = [
+pub const ALL: [Check; 33] = [
     HANDSHAKE,
     VERSION_NEGOTIATION,
     TOOLS_LIST,
@@ -276,6 +283,7 @@ pub const ALL: [Check; 32] = [
     NON_FINITE,
     DEEP_NESTING,
     LONE_SURROGATE,
+    OVERSIZE,
     UNKNOWN_FIELD,
     INTEGRAL_FLOAT,
     DUPLICATE_KEY,

@@ -7,6 +7,9 @@
 use super::checks::{self, Check};
 use serde_json::{Map, Value, json};
 
+/// The oversize case's string length: twice callproof's 1 MiB argument limit.
+const OVERSIZE: usize = 2 * 1024 * 1024;
+
 /// How deep the nested-arrays case goes.
 const NESTING: usize = 10_000;
 
@@ -91,6 +94,13 @@ pub fn cases(schema: &Value, base: &Map<String, Value>) -> Vec<Case> {
         if types.iter().any(|kind| kind == "string") && value.is_string() {
             let label = format!("{name:?} sent as \"\\ud800\" (a lone surrogate)");
             cases.push(case(checks::LONE_SURROGATE, label, spliced(base, name, r#""\ud800""#)));
+        }
+        let bounded = property.get("maxLength").and_then(Value::as_u64).is_some_and(|max| max < OVERSIZE as u64);
+        if types.iter().any(|kind| kind == "string") && value.is_string() && !bounded {
+            // Valid by the schema on purpose: the limit is callproof's (SHOULD), so no schema guard here.
+            let huge = format!("\"{}\"", "x".repeat(OVERSIZE));
+            let label = format!("{name:?} sent as a 2 MiB string");
+            cases.push(case(checks::OVERSIZE, label, spliced(base, name, &huge)));
         }
         if !types.is_empty() && !types.iter().any(|kind| kind == "array") {
             let nested = format!("{}{}", "[".repeat(NESTING), "]".repeat(NESTING));
@@ -392,6 +402,19 @@ mod tests {
         assert!(floats.iter().any(|text| text.contains("\"amount\":1e0")), "{floats:?}");
         let duplicate = cases.iter().find(|case| case.check.id == "mcp-input-duplicate-key").expect("duplicate");
         assert_eq!(duplicate.arguments.matches("\"amount\"").count(), 2, "{}", duplicate.arguments);
+    }
+
+    #[test]
+    fn only_a_string_without_a_small_max_length_gets_the_oversize_case() {
+        let schema = json!({"type": "object", "properties": {"free": {"type": "string"}, "short": {"type": "string", "maxLength": 8}},
+            "required": ["free", "short"]});
+        let made = base(&schema).expect("object schema");
+        let oversize: Vec<String> = cases(&schema, &made)
+            .into_iter()
+            .filter(|case| case.check.id == "mcp-input-oversize")
+            .map(|case| case.label)
+            .collect();
+        assert_eq!(oversize, vec!["\"free\" sent as a 2 MiB string".to_owned()]);
     }
 
     #[test]

@@ -10,7 +10,7 @@ use super::client::{Answer, Client, Exchange};
 use super::inputs;
 use super::leak;
 use super::lint;
-use super::report::{Finding, Report, Skipped};
+use super::report::{self, Finding, Report, Skipped};
 use crate::subject::SubjectError;
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
@@ -24,6 +24,9 @@ const KNOWN_VERSIONS: [&str; 5] = ["2026-07-28", "2025-11-25", "2025-06-18", "20
 
 /// Pages of `tools/list` followed at most.
 const MAX_PAGES: usize = 100;
+
+/// Longest request or answer a finding keeps (a 2 MiB case stays out of the JSON report).
+const KEPT: usize = 4096;
 
 /// A tool name no server has.
 const NO_SUCH_TOOL: &str = "callproof_no_such_tool";
@@ -107,8 +110,8 @@ impl Run {
             inconclusive: false,
             tool: tool.map(str::to_owned),
             why,
-            request: exchange.map(|exchange| exchange.sent.clone()),
-            answer: exchange.map(|exchange| exchange.answer.text()),
+            request: exchange.map(|exchange| report::cut(&exchange.sent, KEPT)),
+            answer: exchange.map(|exchange| report::cut(&exchange.answer.text(), KEPT)),
         });
     }
 

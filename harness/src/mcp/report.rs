@@ -221,13 +221,18 @@ fn judge(check: &Check, findings: &[Finding]) -> CheckResult {
 
 /// `text` cut in the middle when it is longer than [`SHOWN`] characters.
 fn shown(text: &str) -> String {
+    cut(text, SHOWN)
+}
+
+/// `text` cut in the middle when it is longer than `keep` characters, saying how many were cut.
+pub fn cut(text: &str, keep: usize) -> String {
     let count = text.chars().count();
-    if count <= SHOWN {
+    if count <= keep {
         return text.to_owned();
     }
-    let head: String = text.chars().take(SHOWN / 2).collect();
-    let tail: String = text.chars().skip(count - SHOWN / 2).collect();
-    format!("{head} …({} characters cut)… {tail}", count - SHOWN)
+    let head: String = text.chars().take(keep / 2).collect();
+    let tail: String = text.chars().skip(count - keep / 2).collect();
+    format!("{head} …({} characters cut)… {tail}", count - keep)
 }
 
 #[cfg(test)]

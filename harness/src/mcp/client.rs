@@ -173,17 +173,19 @@ impl Client {
         self.unclaimed.clear();
         let sent = self.send(&line).await;
         let ping = self.request("ping", None).await;
-        if matches!(ping.answer, Answer::Response(_)) {
+        let answers = |message: &Value| {
+            let is_response = message.get("result").is_some() || message.get("error").is_some();
+            let null_error = message.get("id").is_none_or(Value::is_null) && message.get("error").is_some();
+            null_error || (is_response && id.is_some() && message.get("id") == id.as_ref())
+        };
+        // A server that handles lines in order has answered by now; only a silent one is given the grace.
+        if matches!(ping.answer, Answer::Response(_)) && !self.unclaimed.iter().any(answers) {
             let until = Instant::now() + NULL_ID_GRACE;
             while let Some(message) = self.read_until(until).await {
                 self.unclaimed.push(message);
             }
         }
-        let answering = self.unclaimed.iter().find(|message| {
-            let is_response = message.get("result").is_some() || message.get("error").is_some();
-            let null_error = message.get("id").is_none_or(Value::is_null) && message.get("error").is_some();
-            null_error || (is_response && id.is_some() && message.get("id") == id.as_ref())
-        });
+        let answering = self.unclaimed.iter().find(|message| answers(message));
         let answer = match (sent, answering) {
             (_, Some(message)) => Answer::Response(message.clone()),
             (false, None) => Answer::Closed,

@@ -5,7 +5,8 @@ validation; only the direct answer of the tool is validated.
 Where it ships: output validation written as a wrapper around the tool call, while the recovery path (status
 query, webhook, cache) builds results somewhere else.
 
-Expected catch: output-invalid-withheld if a scenario breaks the status query's result; otherwise nothing today.
+Expected catch: output-invalid-withheld (and the scenario's expectations) in idempotency/reconciled_output_is_validated,
+where bad_output breaks the result the status query reports.
 """
 
 import json

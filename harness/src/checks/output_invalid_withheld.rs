@@ -1,8 +1,10 @@
 //! `output-invalid-withheld`: a result that breaks the output schema is answered output_invalid and never
 //! passed on.
 //!
-//! Rule enforced here: judged on calls whose last request to their tool's own endpoint met a `bad_output`
-//! fault with a success status; a call refused before its tool ran never saw the output.
+//! Rule enforced here: judged on calls whose result came from an answer that met a `bad_output` fault with a
+//! success status: the last request to their tool's own endpoint or, when a status query came after it, that
+//! query's `completed` answer (a result found by reconciliation is output too). A call refused before its tool
+//! ran never saw the output.
 
 use super::{Check, CheckId, Context, Judgement, Level, Outcome, refused_up_front};
 use callproof_executor::ErrorCode;
@@ -27,10 +29,12 @@ fn run(context: &Context<'_>) -> Outcome {
         let last = context
             .transcript
             .exchanges_of_call(call.index)
-            .filter(|exchange| exchange.record.endpoint == endpoint && !exchange.record.status_query)
+            .filter(|exchange| exchange.record.status_query || exchange.record.endpoint == endpoint)
             .last();
         let broken = last.is_some_and(|exchange| {
-            exchange.fault() == Some("bad_output") && exchange.record.status.is_some_and(|status| status < 300)
+            exchange.fault() == Some("bad_output")
+                && exchange.record.status.is_some_and(|status| status < 300)
+                && (!exchange.record.status_query || reports_completed(&exchange.record.reply))
         });
         if !broken || refused_up_front(call) {
             continue;
@@ -49,6 +53,11 @@ fn run(context: &Context<'_>) -> Outcome {
     judgement.outcome()
 }
 
+/// Whether a status query's answer says the operation completed (and so carries its result).
+fn reports_completed(reply: &str) -> bool {
+    serde_json::from_str::<serde_json::Value>(reply).is_ok_and(|body| body["status"] == "completed")
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::testing::history;
@@ -62,6 +71,27 @@ mod tests {
              request GET /orders/ord_1 -> 200 fault=bad_output",
         )
         .passes(&CHECK);
+    }
+
+    #[test]
+    fn a_broken_result_found_by_reconciliation_is_judged_like_the_tool_s_own() {
+        let reconciled = |answer: &str| {
+            format!(
+                "submit refund_order -> timeout_unknown; request POST /refunds -> committed dropped fault=commit_then_drop
+                 retry -> {answer}
+                 request GET /refunds?idempotency_key=k1 -> 200 fault=bad_output reply={{\"status\":\"completed\"}}"
+            )
+        };
+        history(&reconciled("ok reconciled"))
+            .fails(&CHECK, "the tool returned output that breaks its schema, and the call answered ok");
+        history(&reconciled("output_invalid path=\"/amount\" keyword=type")).passes(&CHECK);
+        // A status query that found nothing carried no result to break.
+        history(
+            "submit refund_order -> timeout_unknown; request POST /refunds -> committed dropped fault=commit_then_drop
+             retry -> ok; request GET /refunds?idempotency_key=k1 -> 404 fault=bad_output reply={\"status\":\"not_found\"}
+             request POST /refunds -> committed",
+        )
+        .skips(&CHECK);
     }
 
     #[test]

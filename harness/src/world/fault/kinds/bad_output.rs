@@ -28,8 +28,23 @@ impl Fault for BadOutput {
     }
 }
 
-/// Breaks one field of a successful answer so that it violates the tool's output schema.
+/// Breaks one field of a successful answer so that it violates the tool's output schema. A status query's
+/// answer (`GET /refunds?idempotency_key=K` and friends) carries the result of a completed operation in its
+/// `result` member: that result is broken, as the tool's own answer would be, so that a result found by
+/// reconciliation is put to the same test.
 fn break_output(endpoint: &str, body: &mut Value) {
+    let own_endpoint = match endpoint {
+        "GET /refunds" => Some("POST /refunds"),
+        "GET /emails" => Some("POST /emails"),
+        "GET /deletions" => Some("DELETE /accounts"),
+        _ => None,
+    };
+    if let Some(own_endpoint) = own_endpoint {
+        if let Some(result) = body.get_mut("result").filter(|result| result.is_object()) {
+            break_output(own_endpoint, result);
+        }
+        return;
+    }
     let (field, broken) = match endpoint {
         "POST /refunds" => ("amount", Value::String(body["amount"].to_string())),
         "GET /orders" => ("refundable_amount", Value::String(body["refundable_amount"].to_string())),

@@ -1,6 +1,8 @@
 //! The executor over every store: a duplicate refund is refunded once, whichever store holds the record,
-//! and a durable store keeps that promise across an executor restart and between two executors.
+//! and a durable store keeps that promise across an executor restart, between two executors, and across a
+//! crash between the claim and the send (repeated `CALLPROOF_SOAK` rounds when it is set).
 
+mod soak;
 mod store_support;
 mod support;
 
@@ -8,9 +10,12 @@ use callproof_executor::idempotency::State;
 use callproof_executor::tool::{Failure, Status};
 use callproof_executor::{Envelope, Request};
 use serde_json::json;
+use soak::Soak;
+use std::os::unix::process::ExitStatusExt;
 use std::sync::Arc;
-use store_support::{Backend, Env};
-use support::{Gate, RequestExt, Step, World, assert_code, refund};
+use std::time::Duration;
+use store_support::{Backend, CHILD_NAME, Env, child_runtime, child_target, spawn_child};
+use support::{Gate, ManualClock, RequestExt, Step, World, assert_code, refund};
 
 fn biz(amount: u64, call_id: &str) -> Request {
     refund("ord_123", amount).business_request("biz_1").call_id(call_id)
@@ -122,6 +127,65 @@ async fn two_executors_sharing_the_store_refund_once(backend: Backend) {
     assert_eq!(refunds, 1);
 }
 
+/// The variable that turns this test binary into the executor that is killed between claim and send.
+const KILLED_LOCATOR: &str = "CALLPROOF_STORE_KILLED_LOCATOR";
+/// Printed by that child once its store is open.
+const KILLED_READY: &str = "EXECUTOR READY";
+
+/// Each round: a child process runs an executor over the store and SIGKILLs itself when the refund tool is
+/// invoked, after the claim and before anything is sent. A restarted executor (another instance, its wall
+/// clock past the dead claim's lease and deadline) finds the record IN_PROGRESS at epoch 1, asks the
+/// downstream (which has no trace), and sends the refund once, under the same key and epoch 2.
+async fn a_refund_killed_between_claim_and_send_is_sent_once_after_the_restart(backend: Backend) {
+    let Some(env) = Env::open(backend).await else { return };
+    let mut soak =
+        Soak::start("a_refund_killed_between_claim_and_send_is_sent_once_after_the_restart", &format!("{backend:?}"));
+    for round in 0..soak::rounds(1) {
+        let business = format!("biz_{round}");
+        let (mut child, _lines) = spawn_child(
+            &env,
+            "a_child_executor_killed_between_claim_and_send",
+            KILLED_LOCATOR,
+            &business,
+            KILLED_READY,
+        )
+        .await;
+        let status = child.wait().await.expect("the child ends");
+        assert_eq!(status.signal(), Some(9), "round {round}: the child killed itself: {status:?}");
+
+        let clock = ManualClock::new();
+        clock.jump_wall(Duration::from_secs(3600));
+        let restarted = World::builder().store(env.another().await.store()).clock(clock).build();
+        restarted.tool("refund_order").script_status([Ok(Status::NotFound)]);
+        let retry =
+            restarted.execute(refund("ord_123", 100).business_request(&business).call_id("call_2").attempt(2)).await;
+        assert!(retry.ok && !retry.meta.replayed, "round {round}: {:#}", retry.to_json());
+        let invocations = restarted.tool("refund_order").invocations();
+        assert_eq!(invocations.len(), 1, "round {round}: one refund, sent after the restart");
+        assert_eq!(restarted.tool("refund_order").status_queries().len(), 1, "round {round}: asked first");
+        let record = restarted.record_of(&retry).await;
+        assert_eq!((record.state, record.epoch, record.attempts), (State::Succeeded, 2, 2), "round {round}");
+        assert_eq!(invocations[0].key.as_deref(), Some(record.key.as_str()), "round {round}: the same key downstream");
+        soak.passed();
+    }
+}
+
+/// Not a test of its own: the child of `a_refund_killed_between_claim_and_send_is_sent_once_after_the_restart`.
+/// Without its environment variable it does nothing.
+#[test]
+fn a_child_executor_killed_between_claim_and_send() {
+    let Some(target) = child_target(KILLED_LOCATOR) else { return };
+    let business = std::env::var(CHILD_NAME).expect("a business request id");
+    child_runtime().block_on(async {
+        let store = target.open(false).await.expect("the child opens the store").store();
+        println!("{KILLED_READY}");
+        let world = World::builder().store(store).clock(ManualClock::new()).build();
+        world.tool("refund_order").script([Step::KillProcess]);
+        let answer = world.execute(refund("ord_123", 100).business_request(&business).call_id("call_1")).await;
+        panic!("the child was not killed: {:#}", answer.to_json());
+    });
+}
+
 macro_rules! suite {
     ($module:ident, $backend:expr, [$($test:ident),* $(,)?]) => {
         mod $module {
@@ -152,17 +216,20 @@ every_store!(
     sqlite,
     crate::Backend::Sqlite,
     a_restarted_executor_replays_from_the_durable_store,
-    two_executors_sharing_the_store_refund_once
+    two_executors_sharing_the_store_refund_once,
+    a_refund_killed_between_claim_and_send_is_sent_once_after_the_restart
 );
 every_store!(
     postgres,
     crate::Backend::Postgres,
     a_restarted_executor_replays_from_the_durable_store,
-    two_executors_sharing_the_store_refund_once
+    two_executors_sharing_the_store_refund_once,
+    a_refund_killed_between_claim_and_send_is_sent_once_after_the_restart
 );
 every_store!(
     redis,
     crate::Backend::Redis,
     a_restarted_executor_replays_from_the_durable_store,
-    two_executors_sharing_the_store_refund_once
+    two_executors_sharing_the_store_refund_once,
+    a_refund_killed_between_claim_and_send_is_sent_once_after_the_restart
 );

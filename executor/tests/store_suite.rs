@@ -3,20 +3,25 @@
 //! Each test is written once as `async fn name(backend)`; the macros at the bottom instantiate it per
 //! backend (`memory::name`, `sqlite::name`, `postgres::name`, `redis::name`). Tests of what only a durable,
 //! shared store can do (reopen, a second client, a second process, a schema version) skip the memory store.
+//! The 64-way races and the killed writer repeat `CALLPROOF_SOAK` rounds when it is set (docs/stores.md, Soak mode).
 
+mod soak;
 mod store_support;
 
 use callproof_executor::idempotency::{State, Update, Version, is_legal};
 use callproof_executor::store::{Claim, Locator, OpenError, Opened, SCHEMA_VERSION, Store, StoreError, StoreExt};
 use serde_json::json;
+use soak::Soak;
 use std::collections::BTreeMap;
-use std::process::Stdio;
+use std::io::Write;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 use store_support::{
-    Backend, Env, NOW, Target, applied, claimed, new_record, outcome_for, record_in, set_schema_version,
+    Backend, CHILD_NAME, Env, NOW, applied, child_runtime, child_target, claimed, new_record, outcome_for, record_in,
+    set_schema_version, spawn_child,
 };
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::io::AsyncWriteExt;
 use tokio::sync::Barrier;
 
 /// Every state a record can be in, in the order the suite walks them.
@@ -200,59 +205,76 @@ async fn a_stale_epoch_cannot_complete_after_a_retry_takes_the_lease(backend: Ba
 
 // ---- races ------------------------------------------------------------------------------------------------
 
+/// The racers of each round of the races below.
+const RACERS: usize = 64;
+
 async fn sixty_four_concurrent_claims_of_one_key_have_exactly_one_winner(backend: Backend) {
     let Some(env) = Env::open(backend).await else { return };
     let store = env.store();
-    let barrier = Arc::new(Barrier::new(64));
-    let racers: Vec<_> = (0..64)
-        .map(|racer| {
-            let (store, barrier) = (Arc::clone(&store), Arc::clone(&barrier));
-            tokio::spawn(async move {
-                barrier.wait().await;
-                let claim = store.claim(&new_record("hot", &format!("racer_{racer}"), NOW)).await.expect("claim");
-                (racer, claim)
+    let mut soak =
+        Soak::start("sixty_four_concurrent_claims_of_one_key_have_exactly_one_winner", &format!("{backend:?}"));
+    for round in 0..soak::rounds(1) {
+        // A fresh key per round: every round is a first claim.
+        let key = format!("hot-{round}");
+        let barrier = Arc::new(Barrier::new(RACERS));
+        let racers: Vec<_> = (0..RACERS)
+            .map(|racer| {
+                let (store, barrier, key) = (Arc::clone(&store), Arc::clone(&barrier), key.clone());
+                tokio::spawn(async move {
+                    barrier.wait().await;
+                    let claim = store.claim(&new_record(&key, &format!("racer_{racer}"), NOW)).await.expect("claim");
+                    (racer, claim)
+                })
             })
-        })
-        .collect();
-    let mut winners = Vec::new();
-    let mut seen = Vec::new();
-    for racer in racers {
-        match racer.await.expect("a racer") {
-            (racer, Claim::Acquired) => winners.push(racer),
-            (_, Claim::Existing(record)) => seen.push(record),
+            .collect();
+        let mut winners = Vec::new();
+        let mut seen = Vec::new();
+        for racer in racers {
+            match racer.await.expect("a racer") {
+                (racer, Claim::Acquired) => winners.push(racer),
+                (_, Claim::Existing(record)) => seen.push(record),
+            }
         }
+        assert_eq!(winners.len(), 1, "round {round}: winners: {winners:?}");
+        let stored = store.load(&key).await.expect("load").expect("the record");
+        assert_eq!(stored.fingerprint, format!("racer_{}", winners[0]), "round {round}: the winner's record is stored");
+        assert_eq!((stored.state, stored.epoch, stored.attempts), (State::InProgress, 1, 1), "round {round}");
+        assert!(seen.iter().all(|record| *record == stored), "round {round}: every loser saw the winner's record");
+        soak.passed();
     }
-    assert_eq!(winners.len(), 1, "winners: {winners:?}");
-    let stored = store.load("hot").await.expect("load").expect("the record");
-    assert_eq!(stored.fingerprint, format!("racer_{}", winners[0]), "the winner's record is the one stored");
-    assert_eq!((stored.state, stored.epoch, stored.attempts), (State::InProgress, 1, 1));
-    assert!(seen.iter().all(|record| *record == stored), "every loser saw the winner's record");
 }
 
 async fn sixty_four_concurrent_retakes_of_one_failure_have_exactly_one_winner(backend: Backend) {
     let Some(env) = Env::open(backend).await else { return };
     let store = env.store();
-    let failed = record_in(&*store, "retry", State::FailedRetryable, NOW).await;
-    let barrier = Arc::new(Barrier::new(64));
-    let racers: Vec<_> = (0..64u64)
-        .map(|racer| {
-            let (store, barrier, failed) = (Arc::clone(&store), Arc::clone(&barrier), failed.clone());
-            tokio::spawn(async move {
-                barrier.wait().await;
-                // Each racer's lease differs, so the stored record tells who won.
-                let update = Update::retake(&failed, NOW + 10_000 + racer, NOW + 8_000, NOW + 1);
-                store.advance("retry", failed.version(), update).await.expect("advance").then_some(racer)
+    let mut soak =
+        Soak::start("sixty_four_concurrent_retakes_of_one_failure_have_exactly_one_winner", &format!("{backend:?}"));
+    for round in 0..soak::rounds(1) {
+        let key = format!("retry-{round}");
+        let failed = record_in(&*store, &key, State::FailedRetryable, NOW).await;
+        let barrier = Arc::new(Barrier::new(RACERS));
+        let racers: Vec<_> = (0..RACERS as u64)
+            .map(|racer| {
+                let (store, barrier, failed, key) =
+                    (Arc::clone(&store), Arc::clone(&barrier), failed.clone(), key.clone());
+                tokio::spawn(async move {
+                    barrier.wait().await;
+                    // Each racer's lease differs, so the stored record tells who won.
+                    let update = Update::retake(&failed, NOW + 10_000 + racer, NOW + 8_000, NOW + 1);
+                    store.advance(&key, failed.version(), update).await.expect("advance").then_some(racer)
+                })
             })
-        })
-        .collect();
-    let mut winners = Vec::new();
-    for racer in racers {
-        winners.extend(racer.await.expect("a racer"));
+            .collect();
+        let mut winners = Vec::new();
+        for racer in racers {
+            winners.extend(racer.await.expect("a racer"));
+        }
+        assert_eq!(winners.len(), 1, "round {round}: winners: {winners:?}");
+        let stored = store.load(&key).await.expect("load").expect("the record");
+        assert_eq!((stored.state, stored.epoch, stored.attempts), (State::InProgress, 2, 2), "round {round}");
+        assert_eq!(stored.lease_expires_ms, NOW + 10_000 + winners[0], "round {round}");
+        soak.passed();
     }
-    assert_eq!(winners.len(), 1, "winners: {winners:?}");
-    let stored = store.load("retry").await.expect("load").expect("the record");
-    assert_eq!((stored.state, stored.epoch, stored.attempts), (State::InProgress, 2, 2));
-    assert_eq!(stored.lease_expires_ms, NOW + 10_000 + winners[0]);
 }
 
 async fn concurrent_claims_of_distinct_keys_all_acquire(backend: Backend) {
@@ -472,36 +494,14 @@ async fn postgres_replaces_connections_the_server_dropped() {
 /// The environment variables that turn this test binary into a claiming child process: the store's locator
 /// (password included) and its namespace.
 const CHILD_LOCATOR: &str = "CALLPROOF_STORE_CHILD_LOCATOR";
-const CHILD_NAMESPACE: &str = "CALLPROOF_STORE_CHILD_NAMESPACE";
-const CHILD_NAME: &str = "CALLPROOF_STORE_CHILD_NAME";
 const CHILD_READY: &str = "CHILD READY";
 const RACE_KEYS: usize = 100;
 
 async fn claims_race_across_two_processes_with_one_winner_per_key(backend: Backend) {
     let Some(env) = Env::open(backend).await else { return };
-    let exe = std::env::current_exe().expect("the test binary");
     let mut children = Vec::new();
     for name in ["a", "b"] {
-        let mut child = tokio::process::Command::new(&exe)
-            .args(["--exact", "a_child_process_that_claims", "--nocapture", "--test-threads=1"])
-            .env(CHILD_LOCATOR, env.target.locator.unredacted())
-            .env(CHILD_NAMESPACE, &env.target.namespace)
-            .env(CHILD_NAME, name)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("spawn a child");
-        let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
-        let mut ready = false;
-        while let Some(line) = lines.next_line().await.expect("read") {
-            // The harness prints the test's name without a line break just before.
-            if line.ends_with(CHILD_READY) {
-                ready = true;
-                break;
-            }
-        }
-        assert!(ready, "child {name} ended before it opened the store");
+        let (child, lines) = spawn_child(&env, "a_child_process_that_claims", CHILD_LOCATOR, name, CHILD_READY).await;
         children.push((name, child, lines));
     }
     // Both have opened the store: let them race.
@@ -536,12 +536,9 @@ async fn claims_race_across_two_processes_with_one_winner_per_key(backend: Backe
 /// its environment variable it does nothing.
 #[test]
 fn a_child_process_that_claims() {
-    let Ok(locator) = std::env::var(CHILD_LOCATOR) else { return };
-    let locator: Locator = locator.parse().expect("a locator");
-    let target = Target { locator, namespace: std::env::var(CHILD_NAMESPACE).expect("a namespace") };
+    let Some(target) = child_target(CHILD_LOCATOR) else { return };
     let name = std::env::var(CHILD_NAME).expect("a child name");
-    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
-    runtime.block_on(async {
+    child_runtime().block_on(async {
         let store = target.open(false).await.expect("the child opens the store").store();
         println!("{CHILD_READY}");
         let mut go = String::new();
@@ -562,6 +559,145 @@ fn a_child_process_that_claims() {
                 (key, Claim::Existing(record)) => println!("EXISTING {key} {}", record.fingerprint),
             }
         }
+    });
+}
+
+// ---- a writer killed mid-write ----------------------------------------------------------------------------
+
+/// The variable that turns this test binary into a writing child (the store's locator).
+const WRITER_LOCATOR: &str = "CALLPROOF_STORE_WRITER_LOCATOR";
+/// Printed by the writing child once its first record is settled.
+const WRITER_WROTE: &str = "WRITER WROTE";
+/// Tasks writing at once in the child.
+const WRITERS: usize = 8;
+
+/// The answer the writer settles record `index` with: a few KiB, so a write spans pages and packets.
+fn written_outcome(index: usize) -> serde_json::Value {
+    json!({"index": index, "pad": "x".repeat(4096 + index % 997)})
+}
+
+/// Each round starts a child that claims and settles records on 8 tasks without pause, lets it write for a
+/// varying while, and SIGKILLs it, so the kill lands in the middle of claims, of settles and between the two
+/// (where an executor has claimed and not yet sent). Then, through a new instance (a restart): every record
+/// is whole (either the claim as written, or the settled record with its complete answer), a claim of any of
+/// its keys finds the record instead of acquiring it again, and a claim interrupted before its settle can
+/// still be settled exactly once by its epoch. With SQLite, `PRAGMA integrity_check` also holds.
+///
+/// A process kill leaves the operating system's buffers alone: this covers a crashed executor, not a lost
+/// machine (power loss is the database's own fsync promise).
+async fn a_writer_killed_mid_write_leaves_only_whole_records(backend: Backend) {
+    let Some(env) = Env::open(backend).await else { return };
+    let mut soak = Soak::start("a_writer_killed_mid_write_leaves_only_whole_records", &format!("{backend:?}"));
+    let mut delay = u64::from(std::process::id());
+    for round in 0..soak::rounds(3) {
+        let prefix = format!("w{round}");
+        let (mut child, mut lines) =
+            spawn_child(&env, "a_child_process_that_writes", WRITER_LOCATOR, &prefix, WRITER_WROTE).await;
+        // A varying while (0 to 250 ms) after the first settled record, then SIGKILL.
+        delay = delay.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        let after_ms = (delay >> 33) % 251;
+        tokio::time::sleep(Duration::from_millis(after_ms)).await;
+        child.start_kill().expect("SIGKILL the writer");
+        child.wait().await.expect("the writer ends");
+        while lines.next_line().await.ok().flatten().is_some() {}
+        let at = format!("round {round}, killed {after_ms} ms after the first record");
+
+        if let Locator::Sqlite(path) = &env.target.locator {
+            let connection = rusqlite::Connection::open(path).expect("sqlite opens");
+            let check: String = connection.query_row("PRAGMA integrity_check", [], |row| row.get(0)).expect("check");
+            assert_eq!(check, "ok", "{at}");
+        }
+        let restarted = env.another().await.store();
+        let (mut settled, mut interrupted, mut misses, mut index) = (0, 0, 0, 0);
+        // Keys are numbered in claim order across the tasks: a claim cut short leaves at most one gap per task.
+        while misses <= WRITERS {
+            let key = format!("{prefix}-{index}");
+            index += 1;
+            let Some(record) = restarted.load(&key).await.expect("load") else {
+                misses += 1;
+                continue;
+            };
+            misses = 0;
+            let written = new_record(&key, &format!("fp-{}", index - 1), NOW);
+            assert_eq!(record.fingerprint, written.fingerprint, "{at}: {key}");
+            assert_eq!(
+                (record.epoch, record.attempts, record.lease_expires_ms),
+                (1, 1, written.lease_expires_ms),
+                "{at}: {key}"
+            );
+            match record.state {
+                State::Succeeded => {
+                    assert_eq!(record.outcome, Some(written_outcome(index - 1)), "{at}: {key}: the whole answer");
+                    settled += 1;
+                }
+                State::InProgress => {
+                    assert_eq!(record.outcome, None, "{at}: {key}");
+                    interrupted += 1;
+                }
+                other => panic!("{at}: {key} is {other:?}, which the writer never wrote"),
+            }
+            let again = restarted.claim(&new_record(&key, "after_restart", NOW + 2)).await.expect("claim");
+            assert_eq!(again, Claim::Existing(record.clone()), "{at}: {key} is claimed once");
+            if record.state == State::InProgress {
+                let settle = Update::settle(&record, State::Succeeded, Some(written_outcome(index - 1)), NOW + 3);
+                assert!(
+                    restarted.advance(&key, record.version(), settle.clone()).await.expect("advance"),
+                    "{at}: {key}"
+                );
+                assert!(!restarted.advance(&key, record.version(), settle).await.expect("advance"), "{at}: {key}");
+            }
+        }
+        assert!(settled >= 1, "{at}: the writer's first record is there");
+        let _ = writeln!(std::io::stderr(), "{at}: {settled} settled, {interrupted} claimed and not settled");
+        soak.passed();
+    }
+}
+
+/// Not a test of its own: the child of `a_writer_killed_mid_write_leaves_only_whole_records`, which claims
+/// and settles records until it is killed (or its stdin closes). Without its environment variable it does
+/// nothing.
+#[test]
+fn a_child_process_that_writes() {
+    let Some(target) = child_target(WRITER_LOCATOR) else { return };
+    let prefix = std::env::var(CHILD_NAME).expect("a key prefix");
+    // An orphan must not write forever: the parent's end of stdin closes when it goes away.
+    std::thread::spawn(|| {
+        let _ = std::io::copy(&mut std::io::stdin(), &mut std::io::sink());
+        std::process::exit(0);
+    });
+    // A writer that fails ends the child, so the parent is told instead of waiting for a record.
+    std::panic::set_hook(Box::new(|info| {
+        eprintln!("{info}");
+        std::process::abort();
+    }));
+    child_runtime().block_on(async {
+        let store = target.open(false).await.expect("the child opens the store").store();
+        let next = Arc::new(AtomicUsize::new(0));
+        let first = Arc::new(tokio::sync::Notify::new());
+        let writers: Vec<_> = (0..WRITERS)
+            .map(|_| {
+                let (store, next, first, prefix) =
+                    (Arc::clone(&store), Arc::clone(&next), Arc::clone(&first), prefix.clone());
+                tokio::spawn(async move {
+                    loop {
+                        let index = next.fetch_add(1, Ordering::Relaxed);
+                        let key = format!("{prefix}-{index}");
+                        let claim = store.claim(&new_record(&key, &format!("fp-{index}"), NOW)).await.expect("claim");
+                        assert_eq!(claim, Claim::Acquired, "{key}");
+                        let record = store.load(&key).await.expect("load").expect("the claimed record");
+                        let settle = Update::settle(&record, State::Succeeded, Some(written_outcome(index)), NOW + 1);
+                        assert!(store.advance(&key, record.version(), settle).await.expect("advance"), "{key}");
+                        if index == 0 {
+                            first.notify_one();
+                        }
+                    }
+                })
+            })
+            .collect();
+        first.notified().await;
+        println!("{WRITER_WROTE}");
+        drop(writers);
+        std::future::pending::<()>().await;
     });
 }
 
@@ -614,7 +750,8 @@ macro_rules! durable_store {
             a_second_client_sees_and_respects_the_first_clients_records,
             a_newer_schema_version_is_refused,
             automatic_expiry_never_removes_in_progress_or_unknown_records,
-            claims_race_across_two_processes_with_one_winner_per_key
+            claims_race_across_two_processes_with_one_winner_per_key,
+            a_writer_killed_mid_write_leaves_only_whole_records
         );
     };
 }

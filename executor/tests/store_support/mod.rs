@@ -15,9 +15,11 @@ use callproof_executor::store::{
 use serde_json::json;
 use std::io::Write;
 use std::path::PathBuf;
+use std::process::Stdio;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use tokio::io::AsyncBufReadExt;
 
 /// The variable naming the PostgreSQL database.
 pub(crate) const POSTGRES_URL_VAR: &str = "CALLPROOF_POSTGRES_URL";
@@ -313,4 +315,56 @@ pub(crate) fn applied(record: &Record, update: Update) -> Record {
     let mut expected = record.clone();
     update.apply_to(&mut expected);
     expected
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Child processes: this test binary again, running one `#[test]` that does nothing without its variables.
+
+/// The variable holding a child's namespace (its locator goes in a variable of the child's own).
+pub(crate) const CHILD_NAMESPACE: &str = "CALLPROOF_STORE_CHILD_NAMESPACE";
+/// The variable holding a child's name.
+pub(crate) const CHILD_NAME: &str = "CALLPROOF_STORE_CHILD_NAME";
+
+/// The runtime a child runs its work on.
+pub(crate) fn child_runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("a runtime")
+}
+
+/// A child's stdout, by line.
+pub(crate) type ChildLines = tokio::io::Lines<tokio::io::BufReader<tokio::process::ChildStdout>>;
+
+/// The store a child opens: from its variables, `None` when `locator_var` is unset (a normal test run).
+pub(crate) fn child_target(locator_var: &str) -> Option<Target> {
+    let locator: Locator = std::env::var(locator_var).ok()?.parse().expect("a locator");
+    Some(Target { locator, namespace: std::env::var(CHILD_NAMESPACE).expect("a namespace") })
+}
+
+/// Starts this test binary as a child running `test` on `env`'s store (its locator in `locator_var`) and
+/// waits until it prints `ready`.
+pub(crate) async fn spawn_child(
+    env: &Env,
+    test: &str,
+    locator_var: &str,
+    name: &str,
+    ready: &str,
+) -> (tokio::process::Child, ChildLines) {
+    let exe = std::env::current_exe().expect("the test binary");
+    let mut child = tokio::process::Command::new(&exe)
+        .args(["--exact", test, "--nocapture", "--test-threads=1"])
+        .env(locator_var, env.target.locator.unredacted())
+        .env(CHILD_NAMESPACE, &env.target.namespace)
+        .env(CHILD_NAME, name)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawn a child");
+    let mut lines = tokio::io::BufReader::new(child.stdout.take().expect("stdout")).lines();
+    while let Some(line) = lines.next_line().await.expect("read") {
+        // The harness prints the test's name without a line break just before.
+        if line.ends_with(ready) {
+            return (child, lines);
+        }
+    }
+    panic!("child {name} ended before it printed {ready}");
 }

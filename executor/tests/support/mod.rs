@@ -109,6 +109,9 @@ pub(crate) enum Step {
     },
     /// Tell the gate the tool entered, wait until the gate opens, then take the next step.
     Gate(Gate, Box<Step>),
+    /// SIGKILL this whole process before marking the request sent: the crash between the claim and the send.
+    /// Only for a test binary running as a child process.
+    KillProcess,
 }
 
 impl Step {
@@ -328,6 +331,7 @@ impl ScriptedTool {
                     gate.pass().await;
                     *next
                 }
+                Step::KillProcess => kill_this_process(),
             };
         }
     }
@@ -788,4 +792,10 @@ pub(crate) fn details(envelope: &Envelope) -> &serde_json::Map<String, Value> {
 #[track_caller]
 pub(crate) fn assert_code(envelope: &Envelope, expected: &str) {
     assert_eq!(code(envelope), expected, "{:#}", envelope.to_json());
+}
+
+/// SIGKILLs this process (a real crash: no destructor, no flush), by `kill -KILL`; aborts if that fails.
+fn kill_this_process() -> ! {
+    let _ = std::process::Command::new("kill").args(["-KILL", &std::process::id().to_string()]).status();
+    std::process::abort()
 }

@@ -5,8 +5,11 @@
 //! the in-memory store the same scenarios are expected to fail, and the report says why. Finally two executor
 //! processes sharing PostgreSQL race one business request: exactly one effect. A task (issue 15) keeps its
 //! handle and its final result across two kills, with SQLite and with PostgreSQL.
+//! The three crash points repeat `CALLPROOF_SOAK` rounds when it is set (docs/stores.md, Soak mode).
 
 mod process_support;
+#[path = "../../executor/tests/soak/mod.rs"]
+mod soak;
 
 use async_trait::async_trait;
 use callproof_harness::conform::{self, Options, ScenarioResult, Status};
@@ -37,7 +40,7 @@ async fn conform_with(factory: Arc<dyn SubjectFactory>, scenarios: Vec<Scenario>
 }
 
 /// Every crash scenario passed, committed exactly one refund, and its last call got the real outcome.
-fn assert_crash_safe(report: &conform::Report) {
+fn assert_crash_safe(report: &conform::Report, round: usize) {
     assert_eq!(report.scenarios.len(), CRASHES.len());
     for scenario in &report.scenarios {
         let failed: Vec<String> = scenario
@@ -46,21 +49,27 @@ fn assert_crash_safe(report: &conform::Report) {
             .filter(|check| check.status != Status::Pass && check.status != Status::Skip)
             .map(|check| format!("{} {:?}: {:?}", check.id, check.status, check.violations))
             .collect();
-        assert_eq!(scenario.status, Status::Pass, "{}: {:?} {failed:#?}", scenario.id, scenario.reason);
+        assert_eq!(scenario.status, Status::Pass, "round {round}, {}: {:?} {failed:#?}", scenario.id, scenario.reason);
         let transcript = scenario.transcript.as_ref().expect("it ran");
-        assert_eq!(transcript.ledger.len(), 1, "{}: exactly one refund: {:?}", scenario.id, transcript.ledger);
+        assert_eq!(
+            transcript.ledger.len(),
+            1,
+            "round {round}, {}: exactly one refund: {:?}",
+            scenario.id,
+            transcript.ledger
+        );
         let last = transcript.calls.last().expect("calls").envelope().expect("the retry answered");
-        assert!(last.ok(), "{}: {last}", scenario.id);
+        assert!(last.ok(), "round {round}, {}: {last}", scenario.id);
         let committed: &Value = last.result().map_or(&Value::Null, |result| &result["refund_id"]);
         assert_eq!(
             committed.as_str(),
             Some(transcript.ledger[0].effect_id.as_str()),
-            "{}: the real refund",
+            "round {round}, {}: the real refund",
             scenario.id
         );
         assert!(
             transcript.calls.iter().any(|call| call.answer == callproof_harness::transcript::Answer::Killed),
-            "{}: the executor was killed",
+            "round {round}, {}: the executor was killed",
             scenario.id
         );
     }
@@ -68,18 +77,26 @@ fn assert_crash_safe(report: &conform::Report) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn with_sqlite_a_killed_executor_restarts_and_the_retry_returns_the_one_real_refund() {
-    let dir = TempDir::new();
-    let command = reference_command(&format!("--store sqlite:{}", dir.join("crash.sqlite3").display()));
-    let report = conform_with(Arc::new(ProcessFactory::new(&command).expect("command")), crash_scenarios()).await;
-    assert_crash_safe(&report);
+    let mut soak = soak::Soak::start("a killed executor restarts: the three crash points", "SQLite");
+    for round in 0..soak::rounds(1) {
+        let dir = TempDir::new();
+        let command = reference_command(&format!("--store sqlite:{}", dir.join("crash.sqlite3").display()));
+        let report = conform_with(Arc::new(ProcessFactory::new(&command).expect("command")), crash_scenarios()).await;
+        assert_crash_safe(&report, round);
+        soak.passed();
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn with_postgres_a_killed_executor_restarts_and_the_retry_returns_the_one_real_refund() {
-    let Some(postgres) = Postgres::open("crash_durable postgres").await else { return };
-    let command = reference_command(&postgres.store_args());
-    let report = conform_with(Arc::new(ProcessFactory::new(&command).expect("command")), crash_scenarios()).await;
-    assert_crash_safe(&report);
+    let mut soak = soak::Soak::start("a killed executor restarts: the three crash points", "Postgres");
+    for round in 0..soak::rounds(1) {
+        let Some(postgres) = Postgres::open("crash_durable postgres").await else { return };
+        let command = reference_command(&postgres.store_args());
+        let report = conform_with(Arc::new(ProcessFactory::new(&command).expect("command")), crash_scenarios()).await;
+        assert_crash_safe(&report, round);
+        soak.passed();
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -9,7 +9,6 @@ Usage: decode_baseline.py [--quick] [--out FILE]. Prints a table on stderr and, 
 {"cases": {name: {"median_ns": ..., ...}}, ...} as JSON for the ratio table (benches/src/bin/ratios.rs).
 """
 
-import argparse
 import json
 import pathlib
 import platform
@@ -19,6 +18,8 @@ import timeit
 from importlib.metadata import version
 
 from jsonschema import Draft202012Validator
+
+from bench_cli import options
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "benches" / "fixtures"
@@ -87,11 +88,7 @@ def measure(decode, raw, repeats):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="5 repeats per case instead of 21")
-    parser.add_argument("--out", type=pathlib.Path, help="write the results as JSON here")
-    arguments = parser.parse_args()
-    repeats = 5 if arguments.quick else 21
+    repeats, out = options(__doc__)
 
     results = {}
     for name, decode, raw in cases():
@@ -106,8 +103,8 @@ def main():
         "jsonschema": version("jsonschema"),
         "cases": results,
     }
-    if arguments.out:
-        arguments.out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    if out:
+        out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -24,6 +24,8 @@ pub const CREATE_ORDER_4K: &str = include_str!("../fixtures/create_order_4k.json
 pub const CREATE_ORDER_64K: &str = include_str!("../fixtures/create_order_64k.json");
 /// The refund payloads of each decode layer, by case name.
 pub const REFUND_CASES: &str = include_str!("../fixtures/refund_cases.json");
+/// Refund payloads the strict decode refuses and a lenient peer may accept (only the peers' table uses them).
+pub const ACCEPTANCE_CASES: &str = include_str!("../fixtures/acceptance_cases.json");
 
 /// One payload of the decode benches.
 #[derive(Debug, Clone)]
@@ -56,6 +58,20 @@ pub fn cases() -> Vec<Case> {
         Case { name: "order_4k", tool: "create_order", arguments: CREATE_ORDER_4K.to_owned(), valid: true },
         Case { name: "order_64k", tool: "create_order", arguments: CREATE_ORDER_64K.to_owned(), valid: true },
     ]
+}
+
+/// The payloads of the peers' acceptance table: the rejected decode cases, then `fixtures/acceptance_cases.json`
+/// (a float literal for an integer, a duplicate key whose first value is invalid), all refused by the executor.
+pub fn acceptance_cases() -> Vec<Case> {
+    let extra: serde_json::Map<String, Value> =
+        serde_json::from_str(ACCEPTANCE_CASES).expect("fixtures/acceptance_cases.json is a JSON object");
+    let extra = extra.into_iter().map(|(name, text)| Case {
+        name: String::leak(name),
+        tool: "refund_order",
+        arguments: text.as_str().expect("each acceptance case is a string").to_owned(),
+        valid: false,
+    });
+    cases().into_iter().filter(|case| !case.valid).chain(extra).collect()
 }
 
 /// The case called `name`.
@@ -218,6 +234,17 @@ mod tests {
             let call = ToolCall::raw("call_1", case.tool, case.arguments.clone());
             let decoded = decode(&call, &tools, &Limits::default());
             assert_eq!(decoded.is_ok(), case.valid, "{}: {:?}", case.name, decoded.err());
+        }
+    }
+
+    #[test]
+    fn every_acceptance_case_is_refused() {
+        let tools = noop_tools();
+        let cases = acceptance_cases();
+        assert_eq!(cases.len(), 6);
+        for case in cases {
+            let call = ToolCall::raw("call_1", case.tool, case.arguments.clone());
+            assert!(decode(&call, &tools, &Limits::default()).is_err(), "{}", case.name);
         }
     }
 

@@ -1,10 +1,15 @@
 //! Prints the ratio table of one benchmark run: `ratios DIR`, where DIR holds `criterion/` (criterion's output
-//! of the decode, idempotency and end_to_end benches) and `python-*.json` (runs of the Python baseline).
+//! of the decode, idempotency and end_to_end benches), `python-*.json` (runs of the Python baseline) and
+//! `peers-*.json` (runs of the peers: `benches/python/peers.py`, `benches/node/peers.mjs`).
 //! `benches/compare.sh` runs everything and then this; the table is Markdown, ready for BENCHMARKS.md.
 //!
 //! Every ratio divides two medians of the same run. When the Python baseline ran more than once, its fastest
-//! median is used, which only ever makes the Rust side look slower.
+//! median is used, which only ever makes the Rust side look slower; the same holds for each peer's runs. What the
+//! strict decode does with the acceptance payloads is computed here, by running it.
 
+use callproof_benches::{acceptance_cases, cases, noop_tools};
+use callproof_executor::ToolCall;
+use callproof_executor::decode::{Limits, decode};
 use serde_json::Value;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -26,31 +31,40 @@ const DECODE_KEY_OVER_FLOOR: f64 = 1.2;
 const STORE_OPS_PER_SECOND: f64 = 2_000_000.0;
 const TWO_THREAD_SCALING: f64 = 1.6;
 
+/// The peers, in table order (the keys of `peers` in their JSON files).
+const PEERS: [&str; 3] = ["pydantic", "ajv", "zod"];
+
 struct Run {
     criterion: PathBuf,
     python: Vec<Value>,
+    peers: Vec<Value>,
     paired: Value,
 }
 
 impl Run {
     fn load(dir: &Path) -> Run {
         let mut python = Vec::new();
+        let mut peers = Vec::new();
         if let Ok(entries) = std::fs::read_dir(dir) {
             let mut files: Vec<PathBuf> = entries.filter_map(|entry| Some(entry.ok()?.path())).collect();
             files.sort();
             for file in files {
                 let name = file.file_name().and_then(|name| name.to_str()).unwrap_or_default();
-                if name.starts_with("python") && name.ends_with(".json") {
-                    let text = std::fs::read_to_string(&file).unwrap_or_default();
-                    python.extend(serde_json::from_str::<Value>(&text).ok());
-                }
+                let runs = match name {
+                    _ if !name.ends_with(".json") => continue,
+                    _ if name.starts_with("python") => &mut python,
+                    _ if name.starts_with("peers") => &mut peers,
+                    _ => continue,
+                };
+                let text = std::fs::read_to_string(&file).unwrap_or_default();
+                runs.extend(serde_json::from_str::<Value>(&text).ok());
             }
         }
         let paired = std::fs::read_to_string(dir.join("paired.json"))
             .ok()
             .and_then(|text| serde_json::from_str(&text).ok())
             .unwrap_or(Value::Null);
-        Run { criterion: dir.join("criterion"), python, paired }
+        Run { criterion: dir.join("criterion"), python, peers, paired }
     }
 
     /// Median ns per iteration of criterion bench `group/name`.
@@ -68,6 +82,16 @@ impl Run {
     /// The fastest Python median of `case`, in ns.
     fn python(&self, case: &str) -> Option<f64> {
         self.python.iter().filter_map(|run| run["cases"][case]["median_ns"].as_f64()).reduce(f64::min)
+    }
+
+    /// `field` of `peer`'s `case` in each run that has it.
+    fn peer<'a>(&'a self, peer: &'a str, case: &'a str, field: &'a str) -> impl Iterator<Item = &'a Value> {
+        self.peers.iter().map(move |run| &run["peers"][peer]["cases"][case][field]).filter(|value| !value.is_null())
+    }
+
+    /// The fastest median of `peer` on `case`, in ns.
+    fn peer_median(&self, peer: &str, case: &str) -> Option<f64> {
+        self.peer(peer, case, "median_ns").filter_map(Value::as_f64).reduce(f64::min)
     }
 
     fn python_outcome(&self, case: &str) -> String {
@@ -166,6 +190,79 @@ fn decode_table(run: &Run, out: &mut String) {
     out.push('\n');
 }
 
+/// What the strict decode does with a payload: `ok` with the arguments hash, or the refusal's code.
+fn strict_outcome(tool: &str, arguments: &str) -> Result<String, String> {
+    let call = ToolCall::raw("call_1", tool, arguments.to_owned());
+    match decode(&call, &noop_tools(), &Limits::default()) {
+        Ok(decoded) => Ok(decoded.arguments_hash),
+        Err(error) => Err(error.code().as_str().to_owned()),
+    }
+}
+
+fn peers_table(run: &Run, out: &mut String) {
+    if run.peers.is_empty() {
+        return;
+    }
+    out.push_str(
+        "### Peers (median per call; peer ÷ ours: how many times faster decode + key is)
+
+",
+    );
+    let mut versions = Vec::new();
+    for peer in PEERS {
+        if let Some(found) = run.peers.iter().find(|found| found["peers"][peer].is_object()) {
+            let version = found["peers"][peer]["version"].as_str().unwrap_or(peer);
+            let runs = run.peer(peer, "refund_valid", "median_ns").count();
+            versions
+                .push(format!("{version} on {} (fastest of {runs} runs)", found["runtime"].as_str().unwrap_or("?")));
+        }
+    }
+    let _ = writeln!(out, "{}.\n", versions.join(", "));
+    out.push_str("| case | decode + key | pydantic | ÷ ours | ajv | ÷ ours | zod | ÷ ours |\n");
+    out.push_str("|---|---:|---:|---:|---:|---:|---:|---:|\n");
+    let mut hashes_agree = true;
+    for case in cases() {
+        let ours = if case.valid { run.median("decode_key", case.name) } else { run.median("decode", case.name) };
+        let strict = strict_outcome(case.tool, &case.arguments);
+        let mut cells = vec![case.name.to_owned(), time(ours)];
+        for peer in PEERS {
+            let median = run.peer_median(peer, case.name);
+            let accepted = run.peer(peer, case.name, "outcome").any(|outcome| outcome == "ok");
+            let note = if accepted && strict.is_err() { " (accepts it)" } else { "" };
+            if let Ok(hash) = &strict {
+                hashes_agree &= run.peer(peer, case.name, "hash").all(|theirs| theirs == hash.as_str());
+            }
+            cells.push(format!("{}{note}", time(median)));
+            cells.push(times(ratio(median, ours)));
+        }
+        let _ = writeln!(out, "| {} |", cells.join(" | "));
+    }
+    let _ = writeln!(
+        out,
+        "\nRejected cases: ours is the strict decode alone. Every peer does decode + key's work on what it accepts \
+         (canonical form, its SHA-256, the key's SHA-256); its arguments hash {} the strict decode's on the valid \
+         cases.\n",
+        if hashes_agree { "equals" } else { "DIFFERS FROM" }
+    );
+    out.push_str("#### What each peer does with what the strict decode refuses\n\n");
+    out.push_str("| payload | strict decode | pydantic | ajv | zod |\n|---|---|---|---|---|\n");
+    for case in acceptance_cases() {
+        let strict = strict_outcome(case.tool, &case.arguments);
+        let strict = strict.err().map_or("accepts".to_owned(), |code| format!("refuses ({code})"));
+        let mut cells = vec![format!("`{}`", case.arguments), strict];
+        for peer in PEERS {
+            let outcomes: Vec<&Value> = run.peer(peer, case.name, "outcome").collect();
+            cells.push(match outcomes.first().and_then(|outcome| outcome.as_str()) {
+                None => "–".to_owned(),
+                Some("ok") => "**accepts**".to_owned(),
+                Some(_) => "refuses".to_owned(),
+            });
+        }
+        let _ = writeln!(out, "| {} |", cells.join(" | "));
+    }
+    out.push('\n');
+}
+
 /// Operations per second of a store bench (its throughput is in elements per iteration).
 fn ops_per_second(run: &Run, name: &str, elements: f64) -> Option<f64> {
     run.median("claim_complete", name).map(|ns| elements * 1e9 / ns)
@@ -256,6 +353,21 @@ fn targets(run: &Run, out: &mut String) {
             scaling.map(|r| r >= TWO_THREAD_SCALING),
         ),
     ];
+    let slowest_peer = PEERS
+        .iter()
+        .flat_map(|peer| {
+            cases()
+                .into_iter()
+                .filter(|case| case.valid)
+                .map(|case| ratio(run.peer_median(peer, case.name), run.median("decode_key", case.name)))
+        })
+        .collect::<Option<Vec<f64>>>()
+        .and_then(|ratios| ratios.into_iter().reduce(f64::min));
+    let rows = rows.into_iter().chain([(
+        "decode + key faster than pydantic, ajv and zod on every valid payload (the closest peer)".to_owned(),
+        times(slowest_peer),
+        slowest_peer.map(|r| r > 1.0),
+    )]);
     for (target, measured, met) in rows {
         let _ = writeln!(out, "| {target} | {measured} | {} |", verdict(met));
     }
@@ -286,6 +398,7 @@ fn main() {
     }
     targets(&run, &mut out);
     decode_table(&run, &mut out);
+    peers_table(&run, &mut out);
     store_table(&run, &mut out);
     end_to_end_table(&run, &mut out);
     print!("{out}");

@@ -296,43 +296,46 @@ fn from_pattern(pattern: &str) -> Option<String> {
     let mut out = String::new();
     let mut chars = body.chars().peekable();
     while let Some(c) = chars.next() {
-        let atom = match c {
-            '[' => {
-                let class: String = chars.by_ref().take_while(|&c| c != ']').collect();
-                let first = class.chars().next()?;
-                if first == '^' || first == '\\' {
-                    return None;
-                }
-                first
-            }
-            '\\' => match chars.next()? {
-                'd' => '1',
-                'w' => 'a',
-                escaped if escaped.is_ascii_punctuation() => escaped,
-                _ => return None,
-            },
-            '(' | ')' | '|' | '.' | '*' | '+' | '?' | '{' => return None,
-            literal => literal,
-        };
-        let repeat = match chars.peek() {
-            Some('+') => {
-                chars.next();
-                1
-            }
-            Some('*' | '?') => {
-                chars.next();
-                0
-            }
-            Some('{') => {
-                chars.next();
-                let counts: String = chars.by_ref().take_while(|&c| c != '}').collect();
-                counts.split(',').next()?.trim().parse::<usize>().ok()?.min(64)
-            }
-            _ => 1,
-        };
-        out.extend(std::iter::repeat_n(atom, repeat));
+        let atom = pattern_atom(c, &mut chars)?;
+        out.extend(std::iter::repeat_n(atom, repetitions(&mut chars)?));
     }
     Some(out)
+}
+
+/// One character that matches the atom starting with `c` (a literal, a character class, an escape), or `None`
+/// for an atom a simple pattern does not have (groups, alternation, any-character, a negated class).
+fn pattern_atom(c: char, chars: &mut std::iter::Peekable<std::str::Chars<'_>>) -> Option<char> {
+    match c {
+        '[' => {
+            let class: String = chars.by_ref().take_while(|&c| c != ']').collect();
+            let first = class.chars().next()?;
+            (first != '^' && first != '\\').then_some(first)
+        }
+        '\\' => match chars.next()? {
+            'd' => Some('1'),
+            'w' => Some('a'),
+            escaped if escaped.is_ascii_punctuation() => Some(escaped),
+            _ => None,
+        },
+        '(' | ')' | '|' | '.' | '*' | '+' | '?' | '{' => None,
+        literal => Some(literal),
+    }
+}
+
+/// How many times the atom just read is written: its quantifier's least count (at most 64), 1 without one.
+fn repetitions(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) -> Option<usize> {
+    let least = match chars.peek() {
+        Some('+') => 1,
+        Some('*' | '?') => 0,
+        Some('{') => {
+            chars.next();
+            let counts: String = chars.by_ref().take_while(|&c| c != '}').collect();
+            return Some(counts.split(',').next()?.trim().parse::<usize>().ok()?.min(64));
+        }
+        _ => return Some(1),
+    };
+    chars.next();
+    Some(least)
 }
 
 #[cfg(test)]
@@ -358,6 +361,9 @@ mod tests {
         assert!(jsonschema::is_valid(&schema, &Value::Object(made)));
         assert_eq!(from_pattern("^[a-z]{3}-\\d+$").as_deref(), Some("aaa-1"));
         assert_eq!(from_pattern("^(a|b)$"), None);
+        assert_eq!(from_pattern("^a*b?c+\\.\\w{2,5}$").as_deref(), Some("c.aa"));
+        assert_eq!(from_pattern("^[^a]$"), None);
+        assert_eq!(from_pattern("^a.b$"), None);
         assert_eq!(base(&json!({"type": "array"})), None);
     }
 

@@ -50,18 +50,35 @@ pub(crate) async fn serve(options: Options) -> Result<(), String> {
         hello.session, hello.downstream_url, options.store
     );
 
+    let unreadable = serve_calls(&mut stdin, &executor, &lines, options.max_in_flight).await;
+    drop(lines);
+    writer.await.map_err(|error| format!("the stdout writer failed: {error}"))??;
+    match unreadable {
+        Some(message) => Err(format!("session ended: {message}")),
+        None => Ok(()),
+    }
+}
+
+/// Reads execute messages until the end of stdin, runs at most `max_in_flight` at once and answers each, then
+/// waits for every call in flight. Returns why stdin could not be read, when that is how it ended.
+async fn serve_calls(
+    stdin: &mut (impl AsyncBufRead + Unpin),
+    executor: &Arc<Executor>,
+    lines: &mpsc::UnboundedSender<FromExecutor>,
+    max_in_flight: usize,
+) -> Option<String> {
     let mut calls = tokio::task::JoinSet::new();
-    let slots = Arc::new(Semaphore::new(options.max_in_flight));
+    let slots = Arc::new(Semaphore::new(max_in_flight));
     let in_flight: Arc<Mutex<BTreeSet<String>>> = Arc::default();
     let mut unreadable = None;
     loop {
         // Back-pressure: a line is read only when a call may start.
         let Ok(slot) = slots.clone().acquire_owned().await else { break };
-        let line = match read_line(&mut stdin).await {
+        let line = match read_line(stdin).await {
             Ok(Some(line)) => line,
             Ok(None) => break,
             Err(message) => {
-                send(&lines, FromExecutor::Error { id: None, message: message.clone() });
+                send(lines, FromExecutor::Error { id: None, message: message.clone() });
                 unreadable = Some(message);
                 break;
             }
@@ -71,7 +88,7 @@ pub(crate) async fn serve(options: Options) -> Result<(), String> {
             Ok(ToExecutor::Execute(execute)) => {
                 if !lock(&in_flight).insert(execute.id.clone()) {
                     let message = format!("request id {:?} is already in flight; ids must be unique", execute.id);
-                    send(&lines, FromExecutor::Error { id: Some(execute.id), message });
+                    send(lines, FromExecutor::Error { id: Some(execute.id), message });
                     continue;
                 }
                 let (executor, lines, in_flight) = (executor.clone(), lines.clone(), in_flight.clone());
@@ -86,20 +103,15 @@ pub(crate) async fn serve(options: Options) -> Result<(), String> {
             }
             Ok(ToExecutor::Hello(_)) => {
                 let message = "unexpected message type \"hello\" after the session started".to_owned();
-                send(&lines, FromExecutor::Error { id: None, message });
+                send(lines, FromExecutor::Error { id: None, message });
             }
             Err(error) => {
-                send(&lines, FromExecutor::Error { id: error.id().map(str::to_owned), message: error.to_string() });
+                send(lines, FromExecutor::Error { id: error.id().map(str::to_owned), message: error.to_string() });
             }
         }
     }
     while calls.join_next().await.is_some() {}
-    drop(lines);
-    writer.await.map_err(|error| format!("the stdout writer failed: {error}"))??;
-    match unreadable {
-        Some(message) => Err(format!("session ended: {message}")),
-        None => Ok(()),
-    }
+    unreadable
 }
 
 /// The set of ids in flight; a panic elsewhere cannot leave it unusable, since each change is one call.

@@ -4,8 +4,8 @@
 Where it ships: a helpful "order ord_000 was not found" next to "you may not access this order": the code is
 right, yet the message tells a probing model (or user) which identifiers exist in other tenants.
 
-Expected catch: nothing today (the checks compare codes and details, not the whole refusal); a byte-for-byte
-comparison of the two refusals in auth/foreign_order_forbidden would.
+Expected catch: resource-refusal-uniform on auth/foreign_order_forbidden, which compares the two refusals byte
+for byte with the ids blanked (missed while the checks compared codes and details only).
 """
 
 from correct import cp, serve

@@ -5,8 +5,8 @@ attempt's deadline, while that attempt may still commit.
 Where it ships: "not found means it never happened" reconcilers that keep no deadline in the record; the
 earlier request can still be in a queue or a retrying proxy and land after the resend.
 
-Expected catch: single-effect if a scenario makes the first attempt's outcome unknown before its deadline
-(a lost connection) while its commit lands later; otherwise nothing today.
+Expected catch: single-effect, ok-means-applied and expectations on idempotency/late_landing_after_lost_answer,
+whose drop_then_land fault loses the answer at once and lands the refund after the first status query.
 """
 
 from correct import cp, serve

@@ -4,8 +4,8 @@
 Where it ships: `len(text) > MAX` on a Python `str` (or JavaScript's `string.length`, in UTF-16 units) where
 the limit is specified in bytes; every request-size guard written after decoding the body.
 
-Expected catch: corpus-codes (decode/malformed_corpus) if the corpus has an oversized case in multibyte
-characters; otherwise nothing today.
+Expected catch: corpus-codes on decode/malformed_corpus, whose case
+multibyte_string_over_one_mebibyte_in_bytes_only is 1.2 MB of UTF-8 in 400,000 characters.
 """
 
 from correct import cp, serve

@@ -35,7 +35,7 @@ struct Case {
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 enum Generate {
     DeepNesting { depth: usize },
-    HugeString { bytes: usize },
+    HugeString { bytes: usize, fill: Option<char> },
     ManyKeys { count: usize },
 }
 
@@ -44,8 +44,10 @@ impl Case {
         match (&self.arguments, &self.generate) {
             (Some(text), None) => text.clone(),
             (None, Some(Generate::DeepNesting { depth })) => format!("{}{}", "[".repeat(*depth), "]".repeat(*depth)),
-            (None, Some(Generate::HugeString { bytes })) => {
-                format!(r#"{{"order_id":"ord_123","amount":100,"reason":"{}"}}"#, "a".repeat(*bytes))
+            (None, Some(Generate::HugeString { bytes, fill })) => {
+                let fill = fill.unwrap_or('a');
+                let reason = fill.to_string().repeat(bytes / fill.len_utf8());
+                format!(r#"{{"order_id":"ord_123","amount":100,"reason":"{reason}"}}"#)
             }
             (None, Some(Generate::ManyKeys { count })) => {
                 let mut text = String::from(r#"{"order_id":"ord_123","amount":100,"reason":"duplicate""#);

@@ -20,10 +20,14 @@ pub enum Generate {
         /// Nesting depth.
         depth: u64,
     },
-    /// A refund whose reason is `bytes` letters.
+    /// A refund whose reason is `bytes` bytes of UTF-8: `fill` repeated (`a` unless given), so a multibyte
+    /// `fill` makes a text whose characters are fewer than its bytes (limits are in bytes).
     HugeString {
-        /// String length.
+        /// The reason's length in UTF-8 bytes, a whole number of `fill`s.
         bytes: u64,
+        /// The character repeated.
+        #[serde(default)]
+        fill: Option<char>,
     },
     /// A refund with `count` extra keys.
     ManyKeys {
@@ -62,8 +66,10 @@ impl Case {
                 let depth = *depth as usize;
                 format!("{}{}", "[".repeat(depth), "]".repeat(depth))
             }
-            (None, Some(Generate::HugeString { bytes })) => {
-                format!(r#"{{"order_id":"ord_123","amount":100,"reason":"{}"}}"#, "a".repeat(*bytes as usize))
+            (None, Some(Generate::HugeString { bytes, fill })) => {
+                let fill = fill.unwrap_or('a');
+                let reason = fill.to_string().repeat(*bytes as usize / fill.len_utf8());
+                format!(r#"{{"order_id":"ord_123","amount":100,"reason":"{reason}"}}"#)
             }
             (None, Some(Generate::ManyKeys { count })) => {
                 let keys: String = (0..*count).map(|index| format!(",\"k{index}\":0")).collect();
@@ -163,7 +169,16 @@ impl Corpus {
             }
             let size = match &case.generate {
                 Some(Generate::DeepNesting { depth }) => depth.saturating_mul(2),
-                Some(Generate::HugeString { bytes }) => *bytes,
+                Some(Generate::HugeString { bytes, fill }) => {
+                    let width = fill.unwrap_or('a').len_utf8() as u64;
+                    if bytes % width != 0 {
+                        return Err(wrong(format!(
+                            "asks for {bytes} bytes, which is not a whole number of `{}` ({width} bytes each)",
+                            fill.unwrap_or('a')
+                        )));
+                    }
+                    *bytes
+                }
                 Some(Generate::ManyKeys { count }) => count.saturating_mul(16),
                 None => 0,
             };
@@ -192,6 +207,18 @@ mod tests {
         let corpus = Corpus::shipped();
         assert!(corpus.cases.len() > 10, "{} cases", corpus.cases.len());
         assert!(Arc::ptr_eq(&corpus, &Corpus::shipped()));
+    }
+
+    #[test]
+    fn a_multibyte_fill_counts_bytes_not_characters() {
+        let case = "[[case]]\nname = \"m\"\ntool = \"t\"\ngenerate = { kind = \"huge_string\", bytes = 30, fill = \"€\" }\ncode = \"invalid_arguments\"\n";
+        let corpus = Corpus::parse(case, "c.toml").expect("loads");
+        let text = corpus.cases[0].text();
+        assert_eq!(text.matches('€').count(), 10);
+        assert_eq!(text.len(), r#"{"order_id":"ord_123","amount":100,"reason":""}"#.len() + 30);
+        let ragged = case.replace("bytes = 30", "bytes = 31");
+        let error = Corpus::parse(&ragged, "c.toml").expect_err("31 is not a whole number of 3-byte characters");
+        assert!(error.to_string().contains("not a whole number of `€` (3 bytes each)"), "{error}");
     }
 
     #[test]

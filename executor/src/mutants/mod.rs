@@ -320,8 +320,8 @@ pub const ALL: &[Mutant] = &[
         name: "missing-told-apart",
         bug: "a resource that does not exist is refused with its own message, telling it from another tenant's",
         variant: Variant { stages: Stages { check_ownership: stages::ownership_tells_missing_apart, ..S }, ..R },
-        trips: &["task-refusal-uniform"],
-        process: over(&["tasks/foreign_or_unknown_handle"]),
+        trips: &["task-refusal-uniform", "resource-refusal-uniform"],
+        process: over(&["tasks/foreign_or_unknown_handle", "auth/foreign_order_forbidden"]),
     },
     Mutant {
         name: "follows-redirects",

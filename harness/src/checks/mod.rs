@@ -70,6 +70,7 @@ registry! {
     task_refusal_uniform::TASK_REFUSAL_UNIFORM,
     configured_origin_only::CONFIGURED_ORIGIN_ONLY,
     identity_stays_home::IDENTITY_STAYS_HOME,
+    resource_refusal_uniform::RESOURCE_REFUSAL_UNIFORM,
 }
 
 /// How binding a check is.

@@ -20,8 +20,8 @@
 //!
 //! Calls take `as=alice|bob|mallory|sue`, `args=JSON` (no spaces), `budget=MS`, `took=MS`, `case=NAME`. Their
 //! outcome is `ok [replayed] [reconciled] [result=JSON]`, an error code with `name=value` details (and
-//! `retryable=` or `resolution=` to lie about the table), `killed`, `no-answer`, `broken` or `garbage` (not an
-//! envelope), each optionally with `rid=ID|none` and `key=KEY` for the envelope's meta. Requests answer
+//! `retryable=` or `resolution=` to lie about the table, `message="JSON_STRING"` for another text than
+//! `literal`), `killed`, `no-answer`, `broken` or `garbage` (not an envelope), each optionally with `rid=ID|none` and `key=KEY` for the envelope's meta. Requests answer
 //! `committed`, `deduplicated`, `abandoned`, a status or `dropped`, with `key=`, `fault=`, `deadline=`, `rid=`,
 //! `reply=`, `effect=`, `owner=`, `tenant=`, `after=MS` (arrival after the call was sent, default 1),
 //! `answered=MS` (when the answer left, after the call was sent; default: on arrival, none when dropped), `call=N`,
@@ -483,7 +483,7 @@ fn error(code: &str, words: &[&str]) -> Value {
     for (name, value) in words.iter().filter_map(|word| word.split_once('=')) {
         let value: Value = serde_json::from_str(value).unwrap_or_else(|_| json!(value));
         match name {
-            "retryable" | "resolution" | "category" => error[name] = value,
+            "retryable" | "resolution" | "category" | "message" => error[name] = value,
             "rid" | "key" | "result" => {}
             _ => error["details"][name] = value,
         }

@@ -27,6 +27,9 @@ pub(super) struct State {
     refusals: BTreeMap<(String, String), String>,
     /// When each effect becomes visible to status queries (slow commits are "pending" until then).
     pub(super) visible_at: BTreeMap<usize, Instant>,
+    /// When each effect of a request that lands late (its answer was lost, the request sat in a queue) becomes
+    /// known to status queries; until then they answer as if it never happened.
+    pub(super) lands_at: BTreeMap<usize, Instant>,
     /// The latest instant any delayed answer or slow commit completes.
     pub(super) busy_until: Instant,
     next_id: u64,
@@ -83,6 +86,7 @@ impl State {
             replies: BTreeMap::new(),
             refusals: BTreeMap::new(),
             visible_at: BTreeMap::new(),
+            lands_at: BTreeMap::new(),
             busy_until: origin,
             next_id: 1,
             jobs: Jobs::default(),
@@ -249,14 +253,14 @@ impl State {
             "exports" => (EffectKind::Export, "POST /exports"),
             _ => (EffectKind::Deletion, "DELETE /accounts"),
         };
-        let found = self
-            .ledger
-            .iter()
-            .enumerate()
-            .rev()
-            .find(|(_, effect)| effect.kind == kind && effect.key.as_deref() == Some(key.as_str()));
+        let now = Instant::now();
+        let found = self.ledger.iter().enumerate().rev().find(|(index, effect)| {
+            effect.kind == kind
+                && effect.key.as_deref() == Some(key.as_str())
+                && self.lands_at.get(index).is_none_or(|lands| *lands <= now)
+        });
         match found {
-            Some((index, _)) if self.visible_at.get(&index).is_some_and(|visible| *visible > Instant::now()) => {
+            Some((index, _)) if self.visible_at.get(&index).is_some_and(|visible| *visible > now) => {
                 Routed::answer(200, json!({"status": "pending"}))
             }
             Some((_, effect)) => {

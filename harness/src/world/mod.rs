@@ -251,6 +251,12 @@ impl World {
                 (delay, false)
             }
             After::Drop => (Duration::ZERO, true),
+            After::Lost(delay) => {
+                if let Handling::Committed(effect) = answer.handling {
+                    state.lands_at.insert(effect, now + delay);
+                }
+                (Duration::ZERO, true)
+            }
             After::Kill(point) => {
                 self.kills.send_modify(|kills| kills.count(point));
                 (if point == KillPoint::InFlight { KILL_HOLD } else { Duration::ZERO }, false)
@@ -259,8 +265,8 @@ impl World {
         if delay < KILL_HOLD {
             state.busy_until = state.busy_until.max(now + delay);
         }
-        if let Some(visible) = state.visible_at.values().max() {
-            state.busy_until = state.busy_until.max(*visible);
+        if let Some(visible) = state.visible_at.values().chain(state.lands_at.values()).max().copied() {
+            state.busy_until = state.busy_until.max(visible);
         }
         let bytes = answer.raw.take().unwrap_or_else(|| serde_json::to_vec(&answer.body).unwrap_or_default());
         let record = record(incoming, endpoint.clone(), &answer, &bytes, drop_connection);

@@ -76,6 +76,9 @@ pub enum After {
     Slow(Duration),
     /// Close the connection without an answer.
     Drop,
+    /// Close the connection without an answer, and keep a commit unknown to status queries this long (they
+    /// answer 404): the request lands later.
+    Lost(Duration),
     /// Kill the subject at this point.
     Kill(KillPoint),
 }

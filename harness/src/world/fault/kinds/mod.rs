@@ -82,6 +82,7 @@ kinds! {
     hold_until => HoldUntil,
     commit_then_truncate => CommitThenTruncate,
     redirect => Redirect,
+    drop_then_land => DropThenLand,
 }
 
 pub use inject_text::INJECTION;

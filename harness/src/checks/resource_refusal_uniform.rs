@@ -5,8 +5,9 @@
 //! accounts) whose id argument names no fixture or another tenant's. Two such calls are compared when they come
 //! from the same caller to the same tool with the same arguments apart from that id, so nothing but the
 //! resource can explain a difference: their `error` members must be identical once the resource id and the
-//! call's own ids are blanked out. Only definite refusals are compared (authorization and business categories);
-//! a lookup that failed, a deadline or an idempotency answer is about something else.
+//! call's own ids (its call id, business request id and the string ids of its `meta`) are blanked out. Only
+//! definite refusals are compared (authorization and business categories); a lookup that failed, a deadline or
+//! an idempotency answer is about something else.
 
 use super::{Check, CheckId, Context, Judgement, Level, Outcome, table_category};
 use crate::transcript::CallRecord;
@@ -98,8 +99,16 @@ fn run(context: &Context<'_>) -> Outcome {
             .code()
             .is_some_and(|code| matches!(table_category(code), Category::Authorization | Category::Business));
         let Some(error) = envelope.raw().get("error").filter(|_| definite) else { continue };
-        let business = call.business_request_id.as_deref().unwrap_or_default();
-        let error = blanked(error, &[&probe.resource_id, &call.call_id, business]);
+        // The ids of this call: the resource's, the caller's, and whatever the executor put in `meta` (its own
+        // request id, the operation's key), so a message that quotes one of them still compares equal.
+        let mut ids = vec![probe.resource_id.as_str(), call.call_id.as_str()];
+        ids.extend(call.business_request_id.as_deref());
+        if let Some(Value::Object(meta)) = envelope.raw().get("meta") {
+            ids.extend(meta.values().filter_map(Value::as_str).filter(|id| id.len() >= 4));
+        }
+        // Longest first, so an id is never half-blanked by a shorter one it contains (`call_1` in `call_10`).
+        ids.sort_by_key(|id| std::cmp::Reverse(id.len()));
+        let error = blanked(error, &ids);
         let group = (call.tool.as_str(), call.auth.as_str(), probe.rest);
         match first.get(&group) {
             None => {
@@ -152,6 +161,16 @@ mod tests {
         history(&pair(
             r#"forbidden message="order_ord_999_is_not_accessible""#,
             r#"forbidden message="order_ord_000_is_not_accessible""#,
+        ))
+        .with_scenario(&orders())
+        .passes(&CHECK);
+    }
+
+    #[test]
+    fn refusals_that_quote_the_calls_own_request_id_pass() {
+        history(&pair(
+            r#"forbidden message="refused,_see_request_r_1111" rid=r_1111"#,
+            r#"forbidden message="refused,_see_request_r_2222" rid=r_2222"#,
         ))
         .with_scenario(&orders())
         .passes(&CHECK);

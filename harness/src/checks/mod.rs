@@ -248,6 +248,34 @@ pub(crate) fn table_category(code: ErrorCode) -> Category {
     code.info().category
 }
 
+/// A call's `error` member with its own ids blanked out of every string: `about` (the resource or handle the
+/// call named), its call id, its business request id and the string ids of its envelope's `meta`. Two refusals
+/// that must be indistinguishable are compared this way, so a message that quotes an id it was given is fine.
+pub(crate) fn error_without_ids(call: &CallRecord, about: &str) -> Option<serde_json::Value> {
+    use serde_json::Value;
+    let envelope = call.envelope()?;
+    let error = envelope.raw().get("error")?;
+    let mut ids = vec![about, call.call_id.as_str()];
+    ids.extend(call.business_request_id.as_deref());
+    if let Some(Value::Object(meta)) = envelope.raw().get("meta") {
+        ids.extend(meta.values().filter_map(Value::as_str));
+    }
+    // Short values (`1`, `ok`) are not ids; longest first, so `call_1` never half-blanks `call_10`.
+    ids.retain(|id| id.len() >= 4);
+    ids.sort_by_key(|id| std::cmp::Reverse(id.len()));
+    fn blanked(value: &Value, ids: &[&str]) -> Value {
+        match value {
+            Value::String(text) => Value::String(ids.iter().fold(text.clone(), |text, id| text.replace(id, "<id>"))),
+            Value::Array(items) => Value::Array(items.iter().map(|item| blanked(item, ids)).collect()),
+            Value::Object(map) => {
+                Value::Object(map.iter().map(|(name, value)| (name.clone(), blanked(value, ids))).collect())
+            }
+            other => other.clone(),
+        }
+    }
+    Some(blanked(error, &ids))
+}
+
 /// A check.
 #[derive(Debug, Clone, Copy)]
 pub struct Check {

@@ -9,7 +9,7 @@
 //! definite refusals are compared (authorization and business categories); a lookup that failed, a deadline or
 //! an idempotency answer is about something else.
 
-use super::{Check, CheckId, Context, Judgement, Level, Outcome, table_category};
+use super::{Check, CheckId, Context, Judgement, Level, Outcome, error_without_ids, table_category};
 use crate::transcript::CallRecord;
 use callproof_executor::Arguments;
 use callproof_executor::error::Category;
@@ -26,9 +26,6 @@ pub(super) const CHECK: Check = Check {
     seed_ref: "§3.2, §10 case 2",
     run,
 };
-
-/// Stands in for every id that may differ between two refusals that must otherwise be equal.
-const BLANK: &str = "<id>";
 
 /// A call about an inaccessible resource: the id it names and the rest of its arguments, canonical.
 struct Probe<'a> {
@@ -69,24 +66,6 @@ fn probe<'a>(context: &Context<'_>, call: &'a CallRecord) -> Option<Probe<'a>> {
     Some(Probe { call, resource_id, rest })
 }
 
-/// The `error` member with every string's ids blanked: the resource id and the call's own ids.
-fn blanked(error: &Value, ids: &[&str]) -> Value {
-    match error {
-        Value::String(text) => {
-            let mut text = text.clone();
-            for id in ids.iter().filter(|id| !id.is_empty()) {
-                text = text.replace(id, BLANK);
-            }
-            Value::String(text)
-        }
-        Value::Array(items) => Value::Array(items.iter().map(|item| blanked(item, ids)).collect()),
-        Value::Object(map) => {
-            Value::Object(map.iter().map(|(name, value)| (name.clone(), blanked(value, ids))).collect())
-        }
-        other => other.clone(),
-    }
-}
-
 fn run(context: &Context<'_>) -> Outcome {
     let mut judgement = Judgement::new();
     // Per (tool, caller, the other arguments): the first definite refusal and the call that gave it.
@@ -98,17 +77,7 @@ fn run(context: &Context<'_>) -> Outcome {
         let definite = envelope
             .code()
             .is_some_and(|code| matches!(table_category(code), Category::Authorization | Category::Business));
-        let Some(error) = envelope.raw().get("error").filter(|_| definite) else { continue };
-        // The ids of this call: the resource's, the caller's, and whatever the executor put in `meta` (its own
-        // request id, the operation's key), so a message that quotes one of them still compares equal.
-        let mut ids = vec![probe.resource_id.as_str(), call.call_id.as_str()];
-        ids.extend(call.business_request_id.as_deref());
-        if let Some(Value::Object(meta)) = envelope.raw().get("meta") {
-            ids.extend(meta.values().filter_map(Value::as_str).filter(|id| id.len() >= 4));
-        }
-        // Longest first, so an id is never half-blanked by a shorter one it contains (`call_1` in `call_10`).
-        ids.sort_by_key(|id| std::cmp::Reverse(id.len()));
-        let error = blanked(error, &ids);
+        let Some(error) = error_without_ids(call, &probe.resource_id).filter(|_| definite) else { continue };
         let group = (call.tool.as_str(), call.auth.as_str(), probe.rest);
         match first.get(&group) {
             None => {

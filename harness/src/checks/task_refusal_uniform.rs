@@ -1,13 +1,14 @@
 //! `task-refusal-uniform`: another tenant's task handle and a handle that does not exist get the same
-//! refusal, byte for byte apart from the call's own ids, and neither is ever answered.
+//! refusal, byte for byte apart from the handle and the call's own ids, and neither is ever answered.
 //!
 //! Rule enforced here: judged on calls of task polls and cancels (catalog `task: poll | cancel`) whose
 //! `task_id` argument names a job of another tenant or no job at all (by the downstream's record of its jobs).
-//! Their authorization refusals, per tool and caller, must carry identical `error` members (a refusal for
+//! Their authorization refusals, per tool and caller, must carry identical `error` members once the handle and
+//! the call's own ids are blanked out (a refusal for
 //! another reason, such as an unreachable system of record, is not about the handle and is not compared); a
 //! success for another tenant's job is a leak.
 
-use super::{Check, CheckId, Context, Judgement, Level, Outcome, table_category};
+use super::{Check, CheckId, Context, Judgement, Level, Outcome, error_without_ids, table_category};
 use crate::transcript::CallRecord;
 use callproof_executor::Arguments;
 use callproof_executor::error::Category;
@@ -38,7 +39,7 @@ fn task_id(call: &CallRecord) -> Option<String> {
 fn run(context: &Context<'_>) -> Outcome {
     let mut judgement = Judgement::new();
     // Per (tool, caller): the first authorization refusal seen and the call that gave it.
-    let mut first: BTreeMap<(&str, &str), (&CallRecord, &Value)> = BTreeMap::new();
+    let mut first: BTreeMap<(&str, &str), (&CallRecord, Value)> = BTreeMap::new();
     for call in &context.transcript.calls {
         let is_task_call = context
             .tool(&call.tool)
@@ -61,7 +62,7 @@ fn run(context: &Context<'_>) -> Outcome {
             continue;
         }
         let about_access = envelope.code().is_some_and(|code| table_category(code) == Category::Authorization);
-        let Some(error) = envelope.raw().get("error").filter(|_| about_access) else { continue };
+        let Some(error) = error_without_ids(call, &task_id).filter(|_| about_access) else { continue };
         let group = (call.tool.as_str(), call.auth.as_str());
         match first.get(&group) {
             None => {
@@ -99,6 +100,15 @@ mod tests {
     #[test]
     fn the_same_refusal_for_a_foreign_and_an_unknown_handle_passes() {
         history(&script("forbidden reason=resource_not_accessible")).with_task("exp_1", "completed", 0, 10).passes(&CHECK);
+    }
+
+    #[test]
+    fn refusals_that_name_the_handle_they_were_given_pass() {
+        history(&format!(
+            r#"submit task_status as=mallory {FOREIGN} -> forbidden message="task_exp_1_is_not_accessible"; submit task_status as=mallory {UNKNOWN} -> forbidden message="task_exp_9_is_not_accessible""#
+        ))
+        .with_task("exp_1", "completed", 0, 10)
+        .passes(&CHECK);
     }
 
     #[test]

@@ -2,7 +2,9 @@
 //! in `examples/buggy/manifest.toml`) are judged by `callproof conform` on the scenarios their manifest row
 //! names: a row `expected = "caught"` must fail with every check it names, a row `expected = "missed"` (a bug
 //! the suite does not catch yet) must pass, so a change that starts catching it fails here until the row is
-//! flipped. Adding a buggy executor is a module plus a manifest row. Where Python 3 with `jsonschema` is missing
+//! flipped, and a row `expected = "correct"` (a `variant_*` module: the example written another legitimate way)
+//! must pass, so a check that trips on it is a false positive. Adding a buggy executor is a module plus a
+//! manifest row. Where Python 3 with `jsonschema` is missing
 //! the test prints a loud SKIPPED line, unless `CALLPROOF_REQUIRE_SERVICES=1`.
 
 mod process_support;
@@ -56,6 +58,7 @@ fn must() -> String {
 enum Expected {
     Caught,
     Missed,
+    Correct,
 }
 
 fn manifest() -> Manifest {
@@ -102,7 +105,11 @@ fn judge(entry: &Entry, ran: &Ran) -> Option<String> {
                 entry.checks, ran.code
             ))
         }
-        Expected::Missed if ran.code == 0 => None,
+        Expected::Missed | Expected::Correct if ran.code == 0 => None,
+        Expected::Correct => Some(format!(
+            "a correct variant, yet conform exited {} with failed checks {failed:?}: a false positive",
+            ran.code
+        )),
         Expected::Missed => Some(format!(
             "listed as missed, but conform exited {} with failed checks {failed:?}: if the suite catches it now, \
              set expected = \"caught\" and name the checks in examples/buggy/manifest.toml",
@@ -146,12 +153,15 @@ fn the_manifest_lists_every_buggy_executor_and_only_those() {
     }
     assert_eq!(listed, modules, "examples/buggy/manifest.toml and the modules of examples/buggy differ");
     let entries = manifest().executor;
-    assert!(entries.len() >= 20, "issue 11 asks for at least 20 buggy executors, the manifest has {}", entries.len());
+    let bugs = entries.iter().filter(|entry| entry.expected != Expected::Correct).count();
+    assert!(bugs >= 20, "issue 11 asks for at least 20 buggy executors, the manifest has {bugs}");
     for entry in &entries {
         assert!(!entry.bug.trim().is_empty() && !entry.scenarios.is_empty(), "{}: bug and scenarios", entry.name);
         assert_eq!(entry.expected == Expected::Caught, !entry.checks.is_empty(), "{}: checks iff caught", entry.name);
         assert!(["must", "all"].contains(&entry.profile.as_str()), "{}: profile {}", entry.name, entry.profile);
         assert!(entry.expected == Expected::Caught || !entry.note.is_empty(), "{}: a missed bug says", entry.name);
+        let variant = entry.name.starts_with("variant_");
+        assert_eq!(variant, entry.expected == Expected::Correct, "{}: variant_* iff correct", entry.name);
         assert!(entry.expected == Expected::Missed || entry.probes.is_empty(), "{}: probes, yet caught", entry.name);
         for probe in &entry.probes {
             assert!(repo().join(probe).is_file(), "{}: probe {probe} is not a file", entry.name);

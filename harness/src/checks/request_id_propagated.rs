@@ -2,9 +2,12 @@
 //! served.
 //!
 //! Rule enforced here: a request of a call that never answered (killed) has nothing to compare with and is not
-//! judged, nor is a request tied to its operation only while such a call was in flight (it may be that call's).
+//! judged, nor is a request tied to its operation only while such a call was in flight (it may be that call's),
+//! nor a request tied to no call that carries an id no answered envelope has while some call never answered (a
+//! dying process's request can reach the downstream after the harness closed the killed calls' windows).
 
 use super::{Check, CheckId, Context, Judgement, Level, Outcome};
+use std::collections::BTreeSet;
 
 /// This check's id, as docs, mutant tables, baselines and reports spell it.
 pub const REQUEST_ID_PROPAGATED: CheckId = CheckId::new("request-id-propagated");
@@ -20,8 +23,16 @@ pub(super) const CHECK: Check = Check {
 fn run(context: &Context<'_>) -> Outcome {
     let mut judgement = Judgement::new();
     judgement.judged_if(!context.transcript.exchanges.is_empty());
+    let calls = &context.transcript.calls;
+    let some_unanswered = calls.iter().any(|call| call.envelope().is_none());
+    let answered_ids: BTreeSet<&str> = calls.iter().filter_map(|call| call.request_id()).collect();
     for exchange in &context.transcript.exchanges {
-        if context.transcript.senders(exchange).iter().any(|call| call.envelope().is_none()) {
+        let senders = context.transcript.senders(exchange);
+        if senders.iter().any(|call| call.envelope().is_none()) {
+            continue;
+        }
+        let carried = exchange.record.request_id.as_deref();
+        if senders.is_empty() && some_unanswered && carried.is_some_and(|id| !answered_ids.contains(id)) {
             continue;
         }
         let call = exchange.call.map(|call| &context.transcript.calls[call]);
@@ -60,6 +71,15 @@ mod tests {
             .fails(&CHECK, "request #0 cannot be tied to its call by X-Request-Id");
         history("burst refund_order -> killed; and -> operation_in_progress; request GET /orders/ord_1 -> 200 op")
             .passes(&CHECK);
+    }
+
+    #[test]
+    fn a_stray_request_with_an_unknown_id_is_not_judged_only_when_a_call_never_answered() {
+        history("submit refund_order -> killed; request POST /refunds -> dropped stray rid=r_9").passes(&CHECK);
+        history("submit refund_order -> killed; request POST /refunds -> dropped stray rid=none")
+            .fails(&CHECK, "request #0 cannot be tied to its call by X-Request-Id");
+        history("submit refund_order -> ok; request POST /refunds -> committed stray rid=r_9")
+            .fails(&CHECK, "request #0 cannot be tied to its call by X-Request-Id");
     }
 
     #[test]

@@ -6,7 +6,6 @@
 
 use callproof_harness::corpus::Corpus;
 use callproof_harness::explore::{self, Options};
-use callproof_harness::partition::Partition;
 use callproof_harness::runner::Runner;
 use callproof_harness::subject::InProcess;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
@@ -24,15 +23,8 @@ fn schedules(criterion: &mut Criterion) {
     group.throughput(Throughput::Elements(u64::from(cases)));
     group.bench_function("simulated, 50 schedules", |bench| {
         bench.iter(|| {
-            let options = Options {
-                subject: Arc::new(InProcess::reference()),
-                seed: 1,
-                cases,
-                partition: Partition::WHOLE,
-                max_moves: 8,
-                out: None,
-            };
-            let summary = explore::explore(&options, corpus(), |_| {});
+            let options = Options::simulated(Arc::new(InProcess::reference()), 1, cases);
+            let summary = explore::explore(&options, corpus(), |_| {}).expect("the reference starts");
             assert!(summary.found.is_none());
             summary.steps
         });

@@ -17,7 +17,7 @@ fn corpus() -> Arc<Corpus> {
 }
 
 fn options(subject: InProcess, seed: u64, cases: u32, out: Option<PathBuf>) -> Options {
-    Options { subject: Arc::new(subject), seed, cases, partition: Partition::WHOLE, max_moves: 8, out }
+    Options { out, ..Options::simulated(Arc::new(subject), seed, cases) }
 }
 
 #[test]
@@ -39,7 +39,8 @@ fn the_same_seed_gives_the_same_schedules_and_the_same_transcripts() {
 
 #[test]
 fn partitions_split_the_cases_without_overlap() {
-    let whole = explore::explore(&options(InProcess::reference(), 5, 30, None), corpus(), |_| {});
+    let whole = explore::explore(&options(InProcess::reference(), 5, 30, None), corpus(), |_| {})
+        .expect("an in-process subject starts");
     let halves: u32 = (1..=3)
         .map(|k| {
             explore::explore(
@@ -50,6 +51,7 @@ fn partitions_split_the_cases_without_overlap() {
                 corpus(),
                 |_| {},
             )
+            .expect("an in-process subject starts")
             .cases
         })
         .sum();
@@ -59,7 +61,8 @@ fn partitions_split_the_cases_without_overlap() {
 
 #[test]
 fn the_reference_executor_survives_exploration() {
-    let summary = explore::explore(&options(InProcess::reference(), 20261129, 400, None), corpus(), |_| {});
+    let summary = explore::explore(&options(InProcess::reference(), 20261129, 400, None), corpus(), |_| {})
+        .expect("an in-process subject starts");
     assert_eq!(summary.cases, 400);
     assert!(
         summary.found.is_none(),
@@ -74,7 +77,10 @@ async fn exploration_finds_a_known_bad_executor_and_writes_a_scenario_that_repla
     let mutant = callproof_executor::mutants::by_name("key-from-call-id").expect("mutant");
     let summary = tokio::task::spawn_blocking({
         let out = out.clone();
-        move || explore::explore(&options(InProcess::mutant(&mutant), 7, 200, Some(out)), corpus(), |_| {})
+        move || {
+            explore::explore(&options(InProcess::mutant(&mutant), 7, 200, Some(out)), corpus(), |_| {})
+                .expect("an in-process subject starts")
+        }
     })
     .await
     .expect("explore");
@@ -139,7 +145,8 @@ fn a_found_schedule_is_a_local_minimum_and_every_fault_in_it_fired() {
     // The case of review D9: `key-per-attempt`, seed 1, 300 cases once shrank to 4 moves when 2 fail the same
     // check.
     let mutant = callproof_executor::mutants::by_name("key-per-attempt").expect("mutant");
-    let summary = explore::explore(&options(InProcess::mutant(&mutant), 1, 300, None), corpus(), |_| {});
+    let summary = explore::explore(&options(InProcess::mutant(&mutant), 1, 300, None), corpus(), |_| {})
+        .expect("an in-process subject starts");
     let found = summary.found.expect("the mutant is found");
     let subject = || -> Arc<dyn callproof_harness::subject::SubjectFactory> { Arc::new(InProcess::mutant(&mutant)) };
     assert!(explore::fails(subject(), corpus(), &found.schedule, found.check), "the shrunk schedule still fails");

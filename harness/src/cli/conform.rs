@@ -12,6 +12,7 @@ use super::select::Selection;
 use callproof_harness::conform;
 use callproof_harness::corpus::Corpus;
 use callproof_harness::process::ProcessFactory;
+use callproof_harness::protocol::Capabilities;
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -46,7 +47,7 @@ pub(crate) fn run(args: Args) -> Result<ExitCode, Error> {
     let scenarios = args.selection.scenarios()?;
     let prepared = args.reports.prepare()?;
     let runtime = super::runtime()?;
-    let capabilities = runtime.block_on(factory.probe())?;
+    let capabilities = started(&runtime, &factory)?;
     let factory = Arc::new(factory);
     let corpus = Corpus::shipped();
     let report = reports::judge(&runtime, factory, Some(capabilities), scenarios, corpus, &options, prepared)?;
@@ -54,4 +55,12 @@ pub(crate) fn run(args: Args) -> Result<ExitCode, Error> {
         output::error_line(&report.reason_line());
     }
     Ok(ExitCode::from(report.verdict.exit_code))
+}
+
+/// The executor started once and asked for its capabilities (`--executor` of `conform` and `explore`).
+///
+/// # Errors
+/// [`Error::Executor`] when it does not start or does not answer `hello` (exit 3).
+pub(crate) fn started(runtime: &tokio::runtime::Runtime, factory: &ProcessFactory) -> Result<Capabilities, Error> {
+    Ok(runtime.block_on(factory.probe())?)
 }

@@ -2,13 +2,20 @@
 //! scenario file when a check fails.
 //!
 //! Rule enforced here: exploration is reproducible. Case `i` of seed `S` is generated from its own RNG seeded
-//! from `(S, i)`, so the same seed gives the same schedules whatever `--cases` or `--partition` say, and runs
-//! in simulation (the world reached without sockets, tokio time paused), so the same schedule gives the same
-//! transcript. What it finds is written as an ordinary scenario that `callproof run` replays over wiremock.
+//! from `(S, i)`, so the same seed gives the same schedules whatever `--cases` or `--partition` say. An
+//! in-process subject runs in simulation (the world reached without sockets, tokio time paused), so the same
+//! schedule gives the same transcript; an executor process cannot share a paused clock, so it runs the same
+//! schedules over loopback wiremock in real time ([`Transport::Loopback`]), judged by the same checks and
+//! shrunk the same way. A generated fault the subject offers no control for (a kill of an executor whose store
+//! does not survive a restart) is left out of the schedule, never judged. What exploration finds is written as
+//! an ordinary scenario that `callproof run` and `callproof conform` replay with no explorer involved.
 
 mod schedule;
+mod shrink;
 
+pub use crate::runner::Transport;
 pub use schedule::{Call, Mangle, Move, WORLD, schedule, to_scenario, to_toml};
+pub use shrink::neighbours;
 
 use crate::Error;
 use crate::checks::{self, Check, Context, Outcome, Violation};
@@ -16,20 +23,26 @@ use crate::corpus::Corpus;
 use crate::partition::Partition;
 use crate::runner::Runner;
 use crate::scenario::{LoadErrors, Scenario};
-use crate::subject::SubjectFactory;
+use crate::subject::{SubjectError, SubjectFactory, Support};
 use crate::transcript::Transcript;
+use crate::world::fault::{FaultKind, Shape};
 use callproof_executor::app::catalog;
 use callproof_executor::canonical::sha256_hex;
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
 
 /// What to explore.
 #[derive(Clone)]
 pub struct Options {
     /// The executor under test.
     pub subject: Arc<dyn SubjectFactory>,
+    /// How it reaches the world: [`Transport::Simulated`] (in-process subjects, paused time) or
+    /// [`Transport::Loopback`] (any subject, executor processes included: wiremock, real time).
+    pub transport: Transport,
     /// The seed; printed at the start so any run can be replayed.
     pub seed: u64,
     /// How many cases.
@@ -40,6 +53,26 @@ pub struct Options {
     pub max_moves: usize,
     /// Where found scenarios are written (`None`: not written).
     pub out: Option<PathBuf>,
+    /// Schedules run at once (at least 1). A real-time schedule mostly waits, so several at once go faster;
+    /// the failure reported is still the first in case order, and shrinking tries candidates in the same order.
+    pub jobs: usize,
+}
+
+impl Options {
+    /// `cases` cases of `seed` against `subject` in simulation: the whole partition, schedules of up to 8
+    /// moves, nothing written.
+    pub fn simulated(subject: Arc<dyn SubjectFactory>, seed: u64, cases: u32) -> Options {
+        Options {
+            subject,
+            transport: Transport::Simulated,
+            seed,
+            cases,
+            partition: Partition::WHOLE,
+            max_moves: 8,
+            out: None,
+            jobs: 1,
+        }
+    }
 }
 
 /// A failure, shrunk.
@@ -66,45 +99,57 @@ pub struct Found {
 pub struct Summary {
     /// Cases run.
     pub cases: u32,
+    /// Cases not judged because the subject cannot run them (a tool missing from its capabilities).
+    pub skipped: u32,
     /// Steps run (across all cases, shrinking excluded).
     pub steps: u64,
+    /// Schedules run while shrinking.
+    pub shrink_runs: u32,
     /// The first failure, shrunk.
     pub found: Option<Found>,
 }
 
-/// Explores; `progress` is told after each case.
-pub fn explore(options: &Options, corpus: Arc<Corpus>, progress: impl Fn(u32)) -> Summary {
+/// Explores with every check; `progress` is told after each case.
+///
+/// # Errors
+/// [`SubjectError`] when the subject cannot be started (a process that does not start or answer `hello`).
+pub fn explore(options: &Options, corpus: Arc<Corpus>, progress: impl Fn(u32)) -> Result<Summary, SubjectError> {
     explore_checking(options, checks::all(), corpus, progress)
 }
 
 /// [`explore`], judging only `checks` after every step (`callproof explore --filter`).
-pub fn explore_checking(options: &Options, checks: Vec<Check>, corpus: Arc<Corpus>, progress: impl Fn(u32)) -> Summary {
-    let explorer =
-        Explorer { runner: Runner::new(options.subject.clone(), corpus.clone()).simulated(), corpus, checks };
-    let mut summary = Summary { cases: 0, steps: 0, found: None };
-    for case in (0..options.cases).filter(|case| options.partition.contains(*case as usize)) {
-        let mut tree = case_tree(options.seed, case, options.max_moves);
-        let first = explorer.run(&tree.current());
+///
+/// # Errors
+/// [`SubjectError`] when the subject cannot be started.
+pub fn explore_checking(
+    options: &Options,
+    checks: Vec<Check>,
+    corpus: Arc<Corpus>,
+    progress: impl Fn(u32),
+) -> Result<Summary, SubjectError> {
+    let mut explorer = Explorer::new(options.subject.clone(), options.transport, corpus, checks);
+    explorer.jobs = options.jobs.max(1);
+    let mut summary = Summary { cases: 0, skipped: 0, steps: 0, shrink_runs: 0, found: None };
+    let cases: Vec<u32> = (0..options.cases).filter(|case| options.partition.contains(*case as usize)).collect();
+    let schedule = |index: usize| explorer.adapt(case_schedule(options.seed, cases[index], options.max_moves));
+    let mut failed = None;
+    // In case order, whatever finishes first: the first failing case is the one reported.
+    explorer.run_ordered(cases.len(), &schedule, |index, first| {
         summary.cases += 1;
+        summary.skipped += u32::from(first.skipped.is_some());
         summary.steps += first.steps;
         progress(summary.cases);
-        let Some((check, _)) = first.failure else { continue };
-        let (moves, violations) = explorer.shrink(&mut tree, check);
-        let original = first.moves;
-        let description = format!(
-            "Found by callproof explore: `{check}` fails for {} (seed {}, case {case}). Shrunk from {original} to {} moves.",
-            options.subject.name(),
-            options.seed,
-            moves.len()
-        );
-        let scenario = to_toml(&moves, &description);
-        let path = options.out.as_deref().and_then(|out| write_found(out, check, &scenario).ok());
-        let shrunk = moves.len();
-        summary.found =
-            Some(Found { case, check, violations, moves: (original, shrunk), schedule: moves, scenario, path });
-        break;
+        failed = first.failure.map(|(check, _)| (cases[index], check, first.moves));
+        failed.is_some()
+    })?;
+    if let Some((case, check, original)) = failed {
+        let before = explorer.runs();
+        let mut tree = case_tree(options.seed, case, options.max_moves);
+        let (moves, violations) = explorer.shrink(&mut tree, check)?;
+        summary.shrink_runs = explorer.runs() - before;
+        summary.found = Some(explorer.found(options, case, check, original, moves, violations));
     }
-    summary
+    Ok(summary)
 }
 
 /// The schedule of case `case` of `seed`.
@@ -133,28 +178,213 @@ pub struct CaseRun {
     pub steps: u64,
     /// Moves in the schedule.
     pub moves: usize,
+    /// Why the schedule was not run, when the subject cannot run it.
+    pub skipped: Option<String>,
     /// The transcript (up to the failure).
     pub transcript: Option<Transcript>,
 }
 
+impl CaseRun {
+    /// Whether `check` failed.
+    fn fails(&self, check: &str) -> bool {
+        self.failure.is_some_and(|(failed, _)| failed == check)
+    }
+}
+
+/// Runs schedules against one subject and judges them; the one loop for simulated and real-time subjects.
 struct Explorer {
+    subject: Arc<dyn SubjectFactory>,
     runner: Runner,
+    transport: Transport,
     corpus: Arc<Corpus>,
     checks: Vec<Check>,
+    /// The generated fault forms the subject cannot run; they are left out of every schedule.
+    refused: Vec<&'static str>,
+    /// Schedules run so far.
+    runs: AtomicU32,
+    /// Schedules run at once.
+    jobs: usize,
 }
 
 impl Explorer {
-    /// Runs one schedule in simulation, judging after every step; stops at the first failure. A fault that
-    /// never fired is not a finding: a generated fault may wait for a request the executor never sends.
-    fn run(&self, moves: &[Move]) -> CaseRun {
-        let mut result =
-            CaseRun { failure: None, violations: Vec::new(), steps: 0, moves: moves.len(), transcript: None };
-        let Some(scenario) = to_scenario(moves, "exploration") else { return result };
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_time()
-            .start_paused(true)
-            .build()
-            .expect("a current-thread runtime with paused time builds");
+    fn new(
+        subject: Arc<dyn SubjectFactory>,
+        transport: Transport,
+        corpus: Arc<Corpus>,
+        checks: Vec<Check>,
+    ) -> Explorer {
+        let runner = match transport {
+            Transport::Simulated => Runner::new(subject.clone(), corpus.clone()).simulated(),
+            Transport::Loopback => Runner::new(subject.clone(), corpus.clone()),
+        };
+        let mut explorer = Explorer {
+            subject,
+            runner,
+            transport,
+            corpus,
+            checks,
+            refused: Vec::new(),
+            runs: AtomicU32::new(0),
+            jobs: 1,
+        };
+        explorer.refused = explorer.refused_faults();
+        explorer
+    }
+
+    /// A fresh runtime for one schedule: paused time in simulation, real time and I/O over loopback.
+    fn runtime(&self) -> tokio::runtime::Runtime {
+        let mut builder = tokio::runtime::Builder::new_current_thread();
+        match self.transport {
+            Transport::Simulated => builder.enable_time().start_paused(true),
+            Transport::Loopback => builder.enable_all(),
+        };
+        builder.build().expect("a current-thread runtime builds")
+    }
+
+    fn runs(&self) -> u32 {
+        self.runs.load(Ordering::Relaxed)
+    }
+
+    /// The generated fault forms the subject does not support: each is asked about on a one-call schedule
+    /// (an executor process has no store control, and loses records on a kill without a durable store).
+    fn refused_faults(&self) -> Vec<&'static str> {
+        let runtime = self.runtime();
+        FaultKind::generated()
+            .into_iter()
+            .filter(|generated| {
+                let needs = generated.build(&Shape { budget_ms: 3000, count: 1 }).kind.needs();
+                needs != crate::world::fault::Needs::Downstream && {
+                    let probe = [Move::Submit {
+                        call: Call::Refund { order: 0, amount: None },
+                        mangle: Mangle::None,
+                        auth: 0,
+                        business: None,
+                        budget_ms: 3000,
+                        fault: Some(*generated),
+                    }];
+                    to_scenario(&probe, "probe")
+                        .is_some_and(|scenario| runtime.block_on(self.subject.support(&scenario)) != Support::Full)
+                }
+            })
+            .map(|generated| generated.label)
+            .collect()
+    }
+
+    /// `moves` without the faults the subject refuses.
+    fn adapt(&self, mut moves: Vec<Move>) -> Vec<Move> {
+        for one in &mut moves {
+            if let Move::Submit { fault, .. } | Move::Burst { fault, .. } | Move::Retry { fault, .. } = one
+                && fault.is_some_and(|generated| self.refused.contains(&generated.label))
+            {
+                *fault = None;
+            }
+        }
+        moves
+    }
+
+    /// The failure of case `case`, shrunk to `moves`, written under `options.out`.
+    fn found(
+        &self,
+        options: &Options,
+        case: u32,
+        check: &'static str,
+        original: usize,
+        moves: Vec<Move>,
+        violations: Vec<Violation>,
+    ) -> Found {
+        let description = format!(
+            "Found by callproof explore: `{check}` fails for {} (seed {}, case {case}). Shrunk from {original} to {} moves.",
+            self.subject.name(),
+            options.seed,
+            moves.len()
+        );
+        let scenario = to_toml(&moves, &description);
+        let path = options.out.as_deref().and_then(|out| write_found(out, check, &scenario).ok());
+        let shrunk = moves.len();
+        Found { case, check, violations, moves: (original, shrunk), schedule: moves, scenario, path }
+    }
+
+    /// Runs schedule `schedule(i)` for `i` in `0..count`, up to [`Explorer::jobs`] at once, each on its own
+    /// thread and runtime as a thread is free, and hands each result to `take` in the order of `i`. Once `take`
+    /// answers `true`, no further schedule is started; its `i` is returned.
+    ///
+    /// # Errors
+    /// The first [`SubjectError`] in that order.
+    fn run_ordered(
+        &self,
+        count: usize,
+        schedule: &(dyn Fn(usize) -> Vec<Move> + Sync),
+        mut take: impl FnMut(usize, CaseRun) -> bool,
+    ) -> Result<Option<usize>, SubjectError> {
+        if self.jobs <= 1 {
+            for index in 0..count {
+                if take(index, self.run(&schedule(index))?) {
+                    return Ok(Some(index));
+                }
+            }
+            return Ok(None);
+        }
+        let next = AtomicUsize::new(0);
+        let stop = AtomicBool::new(false);
+        std::thread::scope(|scope| {
+            let (done, results) = std::sync::mpsc::channel();
+            for _ in 0..self.jobs.min(count) {
+                let done = done.clone();
+                let (next, stop) = (&next, &stop);
+                scope.spawn(move || {
+                    while !stop.load(Ordering::Acquire) {
+                        let index = next.fetch_add(1, Ordering::AcqRel);
+                        if index >= count || done.send((index, self.run(&schedule(index)))).is_err() {
+                            break;
+                        }
+                    }
+                });
+            }
+            drop(done);
+            let mut waiting = BTreeMap::new();
+            let mut expected = 0;
+            let stopping = |result| {
+                stop.store(true, Ordering::Release);
+                result
+            };
+            for (index, run) in results {
+                waiting.insert(index, run);
+                while let Some(run) = waiting.remove(&expected) {
+                    let taken = match run {
+                        Ok(run) => take(expected, run),
+                        Err(error) => return stopping(Err(error)),
+                    };
+                    if taken {
+                        return stopping(Ok(Some(expected)));
+                    }
+                    expected += 1;
+                }
+            }
+            Ok(None)
+        })
+    }
+
+    /// Runs one schedule, judging after every step; stops at the first failure. A fault that never fired is
+    /// not a finding: a generated fault may wait for a request the executor never sends.
+    ///
+    /// # Errors
+    /// [`SubjectError`] when the subject cannot be started.
+    fn run(&self, moves: &[Move]) -> Result<CaseRun, SubjectError> {
+        let mut result = CaseRun {
+            failure: None,
+            violations: Vec::new(),
+            steps: 0,
+            moves: moves.len(),
+            skipped: None,
+            transcript: None,
+        };
+        let Some(scenario) = to_scenario(moves, "exploration") else { return Ok(result) };
+        self.runs.fetch_add(1, Ordering::Relaxed);
+        let runtime = self.runtime();
+        if let Support::Skip(why) | Support::ExpectFailure(why) = runtime.block_on(self.subject.support(&scenario)) {
+            result.skipped = Some(why);
+            return Ok(result);
+        }
         let catalog = catalog();
         let judge = |transcript: &Transcript, result: &mut CaseRun, after: usize| {
             let fired_only;
@@ -176,7 +406,7 @@ impl Explorer {
             }
         };
         runtime.block_on(async {
-            let mut session = self.runner.start(&scenario).await.expect("an in-process subject starts");
+            let mut session = self.runner.start(&scenario).await?;
             for step in 0..scenario.steps.len() {
                 if session.step(step).await.is_err() {
                     break;
@@ -194,113 +424,28 @@ impl Explorer {
                 judge(&transcript, &mut result, scenario.steps.len());
             }
             result.transcript.get_or_insert(transcript);
-        });
-        result
+            Ok::<(), SubjectError>(())
+        })?;
+        Ok(result)
     }
-
-    /// proptest's shrinking loop: simplify while the same check still fails, complicate back when it stops.
-    fn shrink(
-        &self,
-        tree: &mut Box<dyn ValueTree<Value = Vec<Move>>>,
-        check: &'static str,
-    ) -> (Vec<Move>, Vec<Violation>) {
-        let mut best = tree.current();
-        let mut violations = self.run(&best).violations;
-        let mut failing = true;
-        for _ in 0..2000 {
-            let moved = if failing { tree.simplify() } else { tree.complicate() };
-            if !moved {
-                break;
-            }
-            let candidate = tree.current();
-            let run = self.run(&candidate);
-            failing = run.failure.is_some_and(|(failed, _)| failed == check);
-            if failing {
-                best = candidate;
-                violations = run.violations;
-            }
-        }
-        // proptest's value tree stops at *a* simpler schedule; go on to a local minimum: no single move or fault
-        // can be removed or simplified while the same check still fails.
-        'smaller: loop {
-            for candidate in neighbours(&best) {
-                let run = self.run(&candidate);
-                if run.failure.is_some_and(|(failed, _)| failed == check) {
-                    best = candidate;
-                    violations = run.violations;
-                    continue 'smaller;
-                }
-            }
-            break;
-        }
-        (best, violations)
-    }
-}
-
-/// Every schedule one step simpler than `moves`: one move removed, one fault removed, or one move simplified
-/// (arguments not mangled, a burst one call smaller, a shorter wait, no business request id).
-pub fn neighbours(moves: &[Move]) -> Vec<Vec<Move>> {
-    let mut simpler = Vec::new();
-    for index in 0..moves.len() {
-        let mut without = moves.to_vec();
-        without.remove(index);
-        simpler.push(without);
-    }
-    for (index, one) in moves.iter().enumerate() {
-        for candidate in simplified(one) {
-            let mut changed = moves.to_vec();
-            changed[index] = candidate;
-            simpler.push(changed);
-        }
-    }
-    simpler
-}
-
-/// The ways one move can be made one step simpler.
-fn simplified(one: &Move) -> Vec<Move> {
-    let mut simpler = Vec::new();
-    match one {
-        Move::Submit { call, mangle, auth, business, budget_ms, fault } => {
-            let submit = |mangle: Mangle, business: Option<u8>, fault: Option<crate::world::fault::Generated>| {
-                Move::Submit { call: call.clone(), mangle, auth: *auth, business, budget_ms: *budget_ms, fault }
-            };
-            if fault.is_some() {
-                simpler.push(submit(*mangle, *business, None));
-            }
-            if *mangle != Mangle::None {
-                simpler.push(submit(Mangle::None, *business, *fault));
-            }
-            if business.is_some() {
-                simpler.push(submit(*mangle, None, *fault));
-            }
-        }
-        Move::Burst { call, auth, business, count, fault } => {
-            let burst =
-                |count: u32, fault| Move::Burst { call: call.clone(), auth: *auth, business: *business, count, fault };
-            if fault.is_some() {
-                simpler.push(burst(*count, None));
-            }
-            if *count > 2 {
-                simpler.push(burst(count - 1, *fault));
-            }
-        }
-        Move::Retry { op, fault: Some(_) } => simpler.push(Move::Retry { op: *op, fault: None }),
-        Move::Wait { ms } if *ms > 100 => simpler.push(Move::Wait { ms: 100 }),
-        _ => {}
-    }
-    simpler
 }
 
 /// Whether `check` fails on `moves`, run in simulation against `subject` (exploration's own judgement).
+///
+/// # Panics
+/// When `subject` cannot be started in simulation (it is not in process).
 pub fn fails(subject: Arc<dyn SubjectFactory>, corpus: Arc<Corpus>, moves: &[Move], check: &str) -> bool {
-    let explorer = Explorer { runner: Runner::new(subject, corpus.clone()).simulated(), corpus, checks: checks::all() };
-    explorer.run(moves).failure.is_some_and(|(failed, _)| failed == check)
+    let explorer = Explorer::new(subject, Transport::Simulated, corpus, checks::all());
+    explorer.run(&explorer.adapt(moves.to_vec())).expect("an in-process subject starts").fails(check)
 }
 
 /// The transcript of `moves` run in simulation against `subject`.
+///
+/// # Panics
+/// When `subject` cannot be started in simulation (it is not in process).
 pub fn transcript_of(subject: Arc<dyn SubjectFactory>, corpus: Arc<Corpus>, moves: &[Move]) -> Option<Transcript> {
-    let explorer = Explorer { runner: Runner::new(subject, corpus.clone()).simulated(), corpus, checks: Vec::new() };
-    explorer.run(moves).transcript
+    let explorer = Explorer::new(subject, Transport::Simulated, corpus, Vec::new());
+    explorer.run(&explorer.adapt(moves.to_vec())).expect("an in-process subject starts").transcript
 }
 
 /// Writes a found scenario as `<out>/<check>-<short hash>.toml`.
@@ -332,7 +477,10 @@ pub async fn replays_over_loopback(
     Ok(checks::all().iter().any(|known| known.id == check && matches!((known.run)(&context), Outcome::Fail { .. })))
 }
 
-/// Runs schedule case `case` of `seed` and returns its timeline text (for determinism tests and `--show`).
+/// Runs schedule case `case` of `seed` in simulation and returns its timeline text (for determinism tests).
+///
+/// # Panics
+/// When `subject` cannot be started in simulation (it is not in process).
 pub fn timeline_of_case(
     subject: Arc<dyn SubjectFactory>,
     corpus: Arc<Corpus>,
@@ -340,7 +488,8 @@ pub fn timeline_of_case(
     case: u32,
     max_moves: usize,
 ) -> String {
-    let explorer = Explorer { runner: Runner::new(subject, corpus.clone()).simulated(), corpus, checks: checks::all() };
-    let moves = case_schedule(seed, case, max_moves);
-    explorer.run(&moves).transcript.map(|transcript| crate::timeline::text(&transcript)).unwrap_or_default()
+    let explorer = Explorer::new(subject, Transport::Simulated, corpus, checks::all());
+    let moves = explorer.adapt(case_schedule(seed, case, max_moves));
+    let run = explorer.run(&moves).expect("an in-process subject starts");
+    run.transcript.map(|transcript| crate::timeline::text(&transcript)).unwrap_or_default()
 }

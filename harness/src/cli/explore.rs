@@ -54,7 +54,7 @@ pub(crate) struct Args {
     /// the current one, never the shipped `scenarios/found/`: pass `--out scenarios/found` to add to those.
     #[arg(long, value_name = "DIR", default_value = DEFAULT_OUT)]
     out: PathBuf,
-    /// Schedules run at once (default: 1 in simulation; two per core with --executor, whose schedules mostly
+    /// Schedules run at once (default: 1 in simulation; four per core with --executor, whose schedules mostly
     /// wait in real time). The failure reported is the first in case order whatever the number.
     #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
     jobs: Option<u16>,
@@ -99,12 +99,12 @@ impl Target {
         }
     }
 
-    /// Schedules run at once unless `--jobs` says: one in simulation (it is CPU-bound), two per core for a
-    /// process (its schedules mostly wait).
+    /// Schedules run at once unless `--jobs` says: one in simulation (it is CPU-bound), four per core for a
+    /// process (its schedules mostly sleep through waits and slow downstreams, in real time).
     fn default_jobs(&self) -> usize {
         match self {
             Target::InProcess(_) => 1,
-            Target::Process(..) => callproof_harness::conform::default_process_jobs(),
+            Target::Process(..) => 2 * callproof_harness::conform::default_process_jobs(),
         }
     }
 

@@ -20,7 +20,7 @@ use callproof_harness::subject::{InProcess, SubjectFactory};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::time::{Instant, SystemTime, UNIX_EPOCH};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 /// What `--help` says about exit codes.
 pub(crate) const EXIT_CODES: &str =
@@ -157,7 +157,6 @@ pub(crate) fn run(args: Args) -> Result<ExitCode, Error> {
         jobs: args.jobs.map_or_else(|| target.default_jobs(), usize::from),
     };
     let bar = progress_bar(args.partition.size_of(cases as usize) as u64, "schedules");
-    let started = Instant::now();
     let summary = explore::explore_checking(&options, checks, Corpus::shipped(), |done| {
         if let Some(bar) = &bar {
             bar.set_position(u64::from(done));
@@ -167,7 +166,7 @@ pub(crate) fn run(args: Args) -> Result<ExitCode, Error> {
         bar.finish_and_clear();
     }
     let summary = summary?;
-    print_rate(&summary, started.elapsed().as_secs_f64());
+    print_rate(&summary);
     let again = again(&target, &args, seed);
     let Some(found) = summary.found else {
         output::line("no check failed");
@@ -183,22 +182,26 @@ pub(crate) fn run(args: Args) -> Result<ExitCode, Error> {
     Ok(ExitCode::FAILURE)
 }
 
-/// Schedules per second: the cases over the wall time of the whole run, shrinking included.
-fn print_rate(summary: &explore::Summary, seconds: f64) {
+/// Schedules per second: the cases over the wall time of the search; shrinking on its own line.
+fn print_rate(summary: &explore::Summary) {
     let skipped = match summary.skipped {
         0 => String::new(),
         skipped => format!(" ({skipped} skipped: the executor cannot run them)"),
     };
-    let shrinking = match summary.shrink_runs {
-        0 => String::new(),
-        runs => format!(", shrinking ran {runs} schedules"),
-    };
+    let seconds = summary.searched.as_secs_f64();
     output::line(&format!(
-        "{} schedules{skipped}, {} steps in {seconds:.1}s{shrinking} ({:.1} schedules/s)",
+        "{} schedules{skipped}, {} steps in {seconds:.1}s ({:.1} schedules/s)",
         summary.cases,
         summary.steps,
         f64::from(summary.cases) / seconds.max(1e-9)
     ));
+    if summary.shrink_runs > 0 {
+        output::line(&format!(
+            "shrinking ran {} schedules in {:.1}s",
+            summary.shrink_runs,
+            summary.shrunk.as_secs_f64()
+        ));
+    }
 }
 
 /// The command that explores the same cases again.

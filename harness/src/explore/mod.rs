@@ -34,6 +34,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
 
 /// What to explore.
 #[derive(Clone)]
@@ -103,8 +104,12 @@ pub struct Summary {
     pub skipped: u32,
     /// Steps run (across all cases, shrinking excluded).
     pub steps: u64,
+    /// Wall time of the search (the cases), shrinking excluded.
+    pub searched: Duration,
     /// Schedules run while shrinking.
     pub shrink_runs: u32,
+    /// Wall time of shrinking.
+    pub shrunk: Duration,
     /// The first failure, shrunk.
     pub found: Option<Found>,
 }
@@ -129,7 +134,16 @@ pub fn explore_checking(
 ) -> Result<Summary, SubjectError> {
     let mut explorer = Explorer::new(options.subject.clone(), options.transport, corpus, checks);
     explorer.jobs = options.jobs.max(1);
-    let mut summary = Summary { cases: 0, skipped: 0, steps: 0, shrink_runs: 0, found: None };
+    let mut summary = Summary {
+        cases: 0,
+        skipped: 0,
+        steps: 0,
+        searched: Duration::ZERO,
+        shrink_runs: 0,
+        shrunk: Duration::ZERO,
+        found: None,
+    };
+    let started = Instant::now();
     let cases: Vec<u32> = (0..options.cases).filter(|case| options.partition.contains(*case as usize)).collect();
     let schedule = |index: usize| explorer.adapt(case_schedule(options.seed, cases[index], options.max_moves));
     let mut failed = None;
@@ -142,11 +156,14 @@ pub fn explore_checking(
         failed = first.failure.map(|(check, _)| (cases[index], check, first.moves));
         failed.is_some()
     })?;
+    summary.searched = started.elapsed();
     if let Some((case, check, original)) = failed {
+        let started = Instant::now();
         let before = explorer.runs();
         let mut tree = case_tree(options.seed, case, options.max_moves);
         let (moves, violations) = explorer.shrink(&mut tree, check)?;
         summary.shrink_runs = explorer.runs() - before;
+        summary.shrunk = started.elapsed();
         summary.found = Some(explorer.found(options, case, check, original, moves, violations));
     }
     Ok(summary)

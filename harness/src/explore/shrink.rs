@@ -5,13 +5,17 @@
 //! (simulated or a process in real time): proptest's value tree first (it also simplifies the values a move
 //! was drawn with), then single steps until none of them fails the same check.
 
-use super::{Explorer, Mangle, Move};
+use super::{Explorer, Mangle, Move, Transport};
 use crate::checks::Violation;
 use crate::subject::SubjectError;
 use proptest::strategy::ValueTree;
 
-/// The most schedules proptest's value tree may try before the single-step search takes over.
+/// The most schedules proptest's value tree may try before the single-step search takes over: in simulation a
+/// schedule costs milliseconds; in real time about a second, one after the other, so the tree gets fewer and the
+/// single-step search, which runs [`Explorer::jobs`] candidates at once, does the rest.
 const TREE_STEPS: usize = 2000;
+/// [`TREE_STEPS`] in real time.
+const TREE_STEPS_REAL_TIME: usize = 100;
 
 impl Explorer {
     /// Shrinks the schedule in `tree`, which fails `check`: proptest's value tree, then [`neighbours`] to a
@@ -27,7 +31,11 @@ impl Explorer {
         let mut best = self.adapt(tree.current());
         let mut violations = self.run(&best)?.violations;
         let mut failing = true;
-        for _ in 0..TREE_STEPS {
+        let steps = match self.transport {
+            Transport::Simulated => TREE_STEPS,
+            Transport::Loopback => TREE_STEPS_REAL_TIME,
+        };
+        for _ in 0..steps {
             let moved = if failing { tree.simplify() } else { tree.complicate() };
             if !moved {
                 break;

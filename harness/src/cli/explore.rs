@@ -196,10 +196,11 @@ fn print_rate(summary: &explore::Summary) {
         f64::from(summary.cases) / seconds.max(1e-9)
     ));
     if summary.shrink_runs > 0 {
+        let seconds = summary.shrunk.as_secs_f64();
         output::line(&format!(
-            "shrinking ran {} schedules in {:.1}s",
+            "shrinking ran {} schedules in {seconds:.1}s ({:.1} schedules/s)",
             summary.shrink_runs,
-            summary.shrunk.as_secs_f64()
+            f64::from(summary.shrink_runs) / seconds.max(1e-9)
         ));
     }
 }

@@ -23,8 +23,8 @@ use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// What `--help` says about exit codes.
-pub(crate) const EXIT_CODES: &str =
-    "Exit codes: 0 no check failed; 1 a check failed (the shrunk scenario is printed and written); 2 usage error.";
+pub(crate) const EXIT_CODES: &str = "Exit codes: 0 no check failed; 1 a check failed (the shrunk scenario is printed \
+                                     and written); 2 usage error; 3 the --executor could not be started.";
 
 /// `callproof explore [--subject reference|mutant:NAME | --executor COMMAND] [--seed N] ...`.
 #[derive(clap::Args)]

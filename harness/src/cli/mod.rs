@@ -42,7 +42,8 @@ pub(crate) enum Command {
     /// Run the suite against every known-bad executor and print which checks caught which bug.
     #[command(after_help = mutants::EXIT_CODES)]
     Mutants(mutants::Args),
-    /// Generate schedules, run them in simulation, check after every step; shrink and write what fails.
+    /// Generate schedules, run them in simulation (or against an executor process with --executor), check
+    /// after every step; shrink and write what fails.
     #[command(after_help = explore::EXIT_CODES)]
     Explore(explore::Args),
     /// Run one scenario and print its timeline, each failed check marked where it failed.

@@ -12,7 +12,7 @@
 
 mod id;
 mod judgement;
-mod oracle;
+pub(crate) mod oracle;
 #[cfg(test)]
 pub(crate) mod testing;
 

@@ -28,7 +28,7 @@ fn tools() -> &'static Tools {
 }
 
 /// The reference decoder's refusal of `call`, if it refuses it at the input or protocol layer.
-pub(super) fn refusal(call: &ToolCall) -> Option<ErrorBody> {
+pub(crate) fn refusal(call: &ToolCall) -> Option<ErrorBody> {
     match decode::decode(call, tools(), &Limits::default()) {
         Ok(_) => None,
         Err(error) if matches!(error.category(), Category::Input | Category::Protocol) => Some(error),

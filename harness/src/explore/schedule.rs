@@ -131,7 +131,44 @@ pub enum Mangle {
     TenantInArguments,
     /// A repeated key with a bigger value last.
     DuplicateKey,
+    /// The amount spelled another way (an index into a table of 12): `100.0`, `1e2`, `0100`, `0x64`, ...
+    NumberForm(u8),
+    /// A JSON extension some parsers accept (an index into a table of 9): comments, trailing commas, NaN, ...
+    Extension(u8),
 }
+
+/// Ways to spell the integer `n` that a lax parser may still read as a number; the strict decoder refuses every
+/// one (as a schema violation or as invalid JSON), so `malformed-input-refused` judges the whole class.
+const NUMBER_FORMS: [fn(i64) -> String; 12] = [
+    |n| format!("{n}.0"),
+    |n| format!("{n}e0"),
+    |n| format!("{n}E0"),
+    |n| format!("{n}.0e0"),
+    |n| format!("{n}e+0"),
+    |n| format!("{n}0e-1"),
+    |n| format!("0{n}"),
+    |n| format!("+{n}"),
+    |n| format!("0x{n:x}"),
+    |n| format!("{n}."),
+    |n| format!("{n}n"),
+    |n| format!("{n}_0"),
+];
+
+/// Extensions of JSON that lenient parsers (JSON5, Python's `json`, YAML-ish repair) accept, applied to a valid
+/// refund text: `(order, amount)` give it.
+const EXTENSIONS: [fn(&str, &str) -> String; 9] = [
+    |order, amount| format!(r#"{{"order_id":"{order}","amount":{amount},"reason":"duplicate charge",}}"#),
+    |order, amount| format!(r#"{{/* agent */"order_id":"{order}","amount":{amount},"reason":"duplicate charge"}}"#),
+    |order, amount| {
+        format!("{{\"order_id\":\"{order}\", // agent\n\"amount\":{amount},\"reason\":\"duplicate charge\"}}")
+    },
+    |order, _| format!(r#"{{"order_id":"{order}","amount":NaN,"reason":"duplicate charge"}}"#),
+    |order, _| format!(r#"{{"order_id":"{order}","amount":Infinity,"reason":"duplicate charge"}}"#),
+    |order, amount| format!(r#"{{"order_id":"{order}","amount":{amount},"reason":'duplicate charge'}}"#),
+    |order, amount| format!(r#"{{order_id:"{order}","amount":{amount},"reason":"duplicate charge"}}"#),
+    |order, amount| format!("\u{feff}{{\"order_id\":\"{order}\",\"amount\":{amount},\"reason\":\"duplicate charge\"}}"),
+    |order, amount| format!(r#"{{"order_id":"{order}","amount":{amount},"reason":"duplicate\x20charge"}}"#),
+];
 
 /// One move of a schedule.
 #[derive(Debug, Clone)]
@@ -213,6 +250,8 @@ fn mangle() -> impl Strategy<Value = Mangle> {
         1 => Just(Mangle::UnknownField),
         1 => Just(Mangle::TenantInArguments),
         1 => Just(Mangle::DuplicateKey),
+        1 => (0..NUMBER_FORMS.len() as u8).prop_map(Mangle::NumberForm),
+        1 => (0..EXTENSIONS.len() as u8).prop_map(Mangle::Extension),
     ]
 }
 
@@ -242,6 +281,11 @@ pub fn schedule(max_moves: usize) -> impl Strategy<Value = Vec<Move>> {
     prop::collection::vec(one_move(), 1..=max_moves.max(1))
 }
 
+/// The amount a mangled spelling writes: the call's own, or 7 where it has none (null).
+fn amount_or_seven(amount: Option<u32>) -> i64 {
+    amount.map_or(7, i64::from)
+}
+
 impl Call {
     fn tool(&self) -> &'static str {
         match self {
@@ -257,6 +301,7 @@ impl Call {
     fn arguments(&self, mangle: Mangle) -> String {
         match (self, mangle) {
             (Call::Refund { order, amount }, _) => {
+                let spelled_amount = amount_or_seven(*amount);
                 let amount = amount.map_or("null".to_owned(), |amount| amount.to_string());
                 let order = ORDERS[*order];
                 match mangle {
@@ -276,6 +321,14 @@ impl Call {
                     }
                     Mangle::DuplicateKey => {
                         format!(r#"{{"order_id":"{order}","amount":1,"reason":"duplicate charge","amount":{amount}}}"#)
+                    }
+                    Mangle::NumberForm(form) => {
+                        let spelled = NUMBER_FORMS[usize::from(form) % NUMBER_FORMS.len()](spelled_amount);
+                        format!(r#"{{"order_id":"{order}","amount":{spelled},"reason":"duplicate charge"}}"#)
+                    }
+                    Mangle::Extension(extension) => {
+                        let number = spelled_amount.to_string();
+                        EXTENSIONS[usize::from(extension) % EXTENSIONS.len()](order, &number)
                     }
                 }
             }
@@ -447,5 +500,19 @@ mod tests {
             assert_eq!(again.draft(), scenario.draft(), "{text}");
         }
         assert!(built > 150, "only {built} of 200 schedules made a step");
+    }
+
+    #[test]
+    fn every_spelling_of_the_amount_and_every_extension_is_a_refusal_the_oracle_makes() {
+        let refund = Call::Refund { order: 0, amount: Some(30) };
+        let forms = (0..NUMBER_FORMS.len() as u8).map(Mangle::NumberForm);
+        let extensions = (0..EXTENSIONS.len() as u8).map(Mangle::Extension);
+        for mangle in forms.chain(extensions) {
+            let text = refund.arguments(mangle);
+            let call = callproof_executor::ToolCall::raw("c", "refund_order", text.clone());
+            assert!(crate::checks::oracle::refusal(&call).is_some(), "{mangle:?} is accepted: {text}");
+        }
+        let plain = callproof_executor::ToolCall::raw("c", "refund_order", refund.arguments(Mangle::None));
+        assert!(crate::checks::oracle::refusal(&plain).is_none(), "the unmangled refund is refused");
     }
 }

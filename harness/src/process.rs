@@ -24,7 +24,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWriteExt, BufReader};
-use tokio::process::{Child, ChildStdin, Command};
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 use tokio::sync::{OnceCell, oneshot};
 
 /// Longest line read from an executor; a longer one is a protocol break, never an unbounded allocation.
@@ -108,6 +108,11 @@ impl ProcessFactory {
         &self.argv
     }
 
+    /// The options processes are run with.
+    pub fn options(&self) -> &ProcessOptions {
+        &self.options
+    }
+
     /// Starts the executor once against no downstream, reads its capabilities and stops it. Cached: later
     /// calls answer the first result.
     ///
@@ -167,36 +172,44 @@ impl SubjectFactory for ProcessFactory {
     }
 
     async fn support(&self, scenario: &Scenario) -> Support {
-        let faults: Vec<&FaultSpec> = scenario.steps.iter().flat_map(|step| step.faults()).collect();
-        if let Some(fault) = faults.iter().find(|fault| fault.kind.needs() == Needs::StoreControl) {
-            return Support::Skip(format!(
-                "{} needs control over the executor's idempotency store, which an executor process does not offer \
-                 through the protocol",
-                fault.kind.name()
-            ));
-        }
-        let Ok(capabilities) = self.probe().await else { return Support::Full };
-        let missing: Vec<&str> = scenario
-            .steps
-            .iter()
-            .filter_map(|step| step.tool())
-            .filter(|tool| catalog().iter().any(|entry| entry.spec.name == *tool))
-            .filter(|tool| !capabilities.tools.iter().any(|known| known == tool))
-            .collect();
-        if let Some(tool) = missing.first() {
-            return Support::Skip(format!("the executor does not implement `{tool}` (see its capabilities)"));
-        }
-        if faults.iter().any(|fault| fault.kind.needs() == Needs::DurableStore)
-            && !capabilities.has(crate::protocol::DURABLE_STORE)
-        {
-            return Support::ExpectFailure(
-                "the executor's idempotency store does not survive a restart (its capabilities declare no \
-                 durable_store), so a crash can lose a record"
-                    .to_owned(),
-            );
-        }
-        Support::Full
+        support(scenario, self.probe().await.ok().as_ref(), "see its capabilities")
     }
+}
+
+/// Whether an executor process with `capabilities` (unknown: `None`) can be judged on `scenario`: a fault that
+/// needs store control is skipped, a scenario calling a catalog tool the executor lacks is skipped, and a crash
+/// scenario is an expected failure when the store is not declared durable. Shared by every process subject
+/// (`callproof/1`, MCP).
+pub(crate) fn support(scenario: &Scenario, capabilities: Option<&Capabilities>, where_listed: &str) -> Support {
+    let faults: Vec<&FaultSpec> = scenario.steps.iter().flat_map(|step| step.faults()).collect();
+    if let Some(fault) = faults.iter().find(|fault| fault.kind.needs() == Needs::StoreControl) {
+        return Support::Skip(format!(
+            "{} needs control over the executor's idempotency store, which an executor process does not offer \
+             through the protocol",
+            fault.kind.name()
+        ));
+    }
+    let Some(capabilities) = capabilities else { return Support::Full };
+    let missing: Vec<&str> = scenario
+        .steps
+        .iter()
+        .filter_map(|step| step.tool())
+        .filter(|tool| catalog().iter().any(|entry| entry.spec.name == *tool))
+        .filter(|tool| !capabilities.tools.iter().any(|known| known == tool))
+        .collect();
+    if let Some(tool) = missing.first() {
+        return Support::Skip(format!("the executor does not implement `{tool}` ({where_listed})"));
+    }
+    if faults.iter().any(|fault| fault.kind.needs() == Needs::DurableStore)
+        && !capabilities.has(crate::protocol::DURABLE_STORE)
+    {
+        return Support::ExpectFailure(
+            "the executor's idempotency store does not survive a restart (its capabilities declare no \
+             durable_store), so a crash can lose a record"
+                .to_owned(),
+        );
+    }
+    Support::Full
 }
 
 /// One scenario's executor: the current process, replaced on restart.
@@ -238,7 +251,7 @@ impl Subject for ProcessSubject {
 
 /// How a process broke; the first break is kept and every later call fails with it.
 #[derive(Debug, Clone)]
-enum Break {
+pub(crate) enum Break {
     /// It wrote something the protocol does not allow.
     Wrote(String),
     /// Its stdout ended.
@@ -247,14 +260,14 @@ enum Break {
     Silent { request: String, budget: Duration, margin: Duration },
 }
 
-type Pending = BTreeMap<String, oneshot::Sender<Result<Value, Break>>>;
+pub(crate) type Pending = BTreeMap<String, oneshot::Sender<Result<Value, Break>>>;
 
 /// What the reader and the callers share about one process.
 #[derive(Default)]
-struct Shared {
-    pending: Pending,
+pub(crate) struct Shared {
+    pub(crate) pending: Pending,
     /// Set once, by the first break; every later call fails with it.
-    broken: Option<Break>,
+    pub(crate) broken: Option<Break>,
 }
 
 /// One running process.
@@ -281,6 +294,64 @@ fn spawn_error(program: &str, error: &std::io::Error) -> String {
     }
 }
 
+/// A started process with its three pipes: the start every process subject shares.
+pub(crate) struct Piped {
+    /// The command, its words quoted where they need it.
+    pub(crate) command: String,
+    pub(crate) child: Child,
+    pub(crate) stdin: ChildStdin,
+    pub(crate) stdout: BufReader<ChildStdout>,
+    pub(crate) stderr: Tail,
+}
+
+impl Piped {
+    /// Starts `argv` directly (no shell) with `env` added to the environment, every pipe captured, killed on
+    /// drop.
+    pub(crate) fn spawn(argv: &[String], env: &[(String, String)]) -> Result<Piped, SubjectError> {
+        let command = shell::join(argv);
+        let spawn_failed = |why: String| SubjectError::Spawn { command: command.clone(), why };
+        let (program, arguments) = argv.split_first().ok_or_else(|| spawn_failed("the command is empty".into()))?;
+        let mut child = Command::new(program)
+            .args(arguments)
+            .envs(env.iter().map(|(name, value)| (name, value)))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .map_err(|error| spawn_failed(spawn_error(program, &error)))?;
+        let (Some(stdin), Some(stdout), Some(stderr)) = (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        else {
+            return Err(spawn_failed("its stdio could not be captured".into()));
+        };
+        Ok(Piped { command, child, stdin, stdout: BufReader::new(stdout), stderr: Tail::follow(stderr) })
+    }
+}
+
+/// The [`SubjectError`] for a break, with the exit status if the process is gone, and the stderr tail.
+pub(crate) async fn broken(command: &str, child: &tokio::sync::Mutex<Child>, stderr: &Tail, why: Break) -> SubjectError {
+    // A process that broke the protocol is of no further use: kill it, so that its stderr ends and the tail
+    // below is complete.
+    let exited = {
+        let mut child = child.lock().await;
+        let exited = exit_status(&mut child, Duration::from_millis(300)).await;
+        let _ = child.start_kill();
+        let _ = tokio::time::timeout(Duration::from_millis(500), child.wait()).await;
+        exited
+    };
+    stderr.settle(true).await;
+    let stderr_tail = stderr.lines();
+    match why {
+        Break::Wrote(why) => SubjectError::ProtocolBreak { why, exited, stderr_tail },
+        Break::Closed => SubjectError::Exited { status: exited, stderr_tail },
+        Break::Silent { request, budget, margin } => SubjectError::Silent {
+            command: command.to_owned(),
+            awaited: Awaited::Answer { request, budget, margin },
+            stderr_tail,
+        },
+    }
+}
+
 impl Instance {
     /// Starts the process, sends `hello` and waits for the capabilities.
     async fn spawn(
@@ -288,25 +359,7 @@ impl Instance {
         options: &ProcessOptions,
         hello: &Hello,
     ) -> Result<(Instance, Capabilities), SubjectError> {
-        let command = shell::join(argv);
-        let spawn_failed = |why: String| SubjectError::Spawn { command: command.clone(), why };
-        let (program, arguments) = argv.split_first().ok_or_else(|| spawn_failed("the command is empty".into()))?;
-        let mut child = Command::new(program)
-            .args(arguments)
-            .envs(options.env.iter().map(|(name, value)| (name, value)))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true)
-            .spawn()
-            .map_err(|error| spawn_failed(spawn_error(program, &error)))?;
-        let (Some(mut stdin), Some(stdout), Some(stderr_pipe)) =
-            (child.stdin.take(), child.stdout.take(), child.stderr.take())
-        else {
-            return Err(spawn_failed("its stdio could not be captured".into()));
-        };
-        let stderr = Tail::follow(stderr_pipe);
-        let mut stdout = BufReader::new(stdout);
+        let Piped { command, mut child, mut stdin, mut stdout, stderr } = Piped::spawn(argv, &options.env)?;
         let first = async {
             let line = ToExecutor::Hello(hello.clone()).to_line();
             let written = match stdin.write_all(line.as_bytes()).await {
@@ -390,26 +443,7 @@ impl Instance {
 
     /// The [`SubjectError`] for a break, with the exit status if the process is gone, and the stderr tail.
     async fn error(&self, why: Break) -> SubjectError {
-        // A process that broke the protocol is of no further use: kill it, so that its stderr ends and the
-        // tail below is complete.
-        let exited = {
-            let mut child = self.child.lock().await;
-            let exited = exit_status(&mut child, Duration::from_millis(300)).await;
-            let _ = child.start_kill();
-            let _ = tokio::time::timeout(Duration::from_millis(500), child.wait()).await;
-            exited
-        };
-        self.stderr.settle(true).await;
-        let stderr_tail = self.stderr.lines();
-        match why {
-            Break::Wrote(why) => SubjectError::ProtocolBreak { why, exited, stderr_tail },
-            Break::Closed => SubjectError::Exited { status: exited, stderr_tail },
-            Break::Silent { request, budget, margin } => SubjectError::Silent {
-                command: self.command.clone(),
-                awaited: Awaited::Answer { request, budget, margin },
-                stderr_tail,
-            },
-        }
+        broken(&self.command, &self.child, &self.stderr, why).await
     }
 
     /// SIGKILL, then reap.
@@ -436,12 +470,12 @@ impl Drop for Instance {
     }
 }
 
-fn lock(shared: &Mutex<Shared>) -> std::sync::MutexGuard<'_, Shared> {
+pub(crate) fn lock(shared: &Mutex<Shared>) -> std::sync::MutexGuard<'_, Shared> {
     shared.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// Records the first break and fails every call in flight with it; the break that counts.
-fn fail(shared: &Mutex<Shared>, why: Break) -> Break {
+pub(crate) fn fail(shared: &Mutex<Shared>, why: Break) -> Break {
     let mut shared = lock(shared);
     let why = shared.broken.get_or_insert(why).clone();
     for (_, answer) in std::mem::take(&mut shared.pending) {
@@ -495,7 +529,7 @@ fn capabilities_of(line: &str) -> Result<Capabilities, String> {
 }
 
 /// One line of the executor's stdout without its newline; `None` at the end of the stream.
-async fn read_line(reader: &mut (impl AsyncBufRead + Unpin)) -> Result<Option<String>, String> {
+pub(crate) async fn read_line(reader: &mut (impl AsyncBufRead + Unpin)) -> Result<Option<String>, String> {
     lines::read_line(reader).await.map_err(|error| match error {
         LineError::Read(error) => format!("reading its stdout failed ({error})"),
         LineError::Cut => "its output ended in the middle of a line".to_owned(),
@@ -505,7 +539,7 @@ async fn read_line(reader: &mut (impl AsyncBufRead + Unpin)) -> Result<Option<St
 }
 
 /// The last lines of a process's stderr, read as it writes them.
-struct Tail {
+pub(crate) struct Tail {
     lines: Arc<Mutex<VecDeque<String>>>,
     closed: tokio::sync::watch::Receiver<bool>,
 }
@@ -531,20 +565,20 @@ impl Tail {
 
     /// When the process has exited, waits (briefly) until its stderr is read to the end, so the tail is
     /// complete.
-    async fn settle(&self, exited: bool) {
+    pub(crate) async fn settle(&self, exited: bool) {
         if exited {
             let mut closed = self.closed.clone();
             let _ = tokio::time::timeout(Duration::from_millis(500), closed.wait_for(|closed| *closed)).await;
         }
     }
 
-    fn lines(&self) -> Vec<String> {
+    pub(crate) fn lines(&self) -> Vec<String> {
         self.lines.lock().unwrap_or_else(PoisonError::into_inner).iter().cloned().collect()
     }
 }
 
 /// The exit status, when the process is gone within `wait`.
-async fn exit_status(child: &mut Child, wait: Duration) -> Option<ExitStatus> {
+pub(crate) async fn exit_status(child: &mut Child, wait: Duration) -> Option<ExitStatus> {
     tokio::time::timeout(wait, child.wait()).await.ok()?.ok()
 }
 

@@ -49,7 +49,7 @@ pub(crate) enum Command {
     /// Run one scenario and print its timeline, each failed check marked where it failed.
     #[command(after_help = repro::EXIT_CODES)]
     Repro(repro::Args),
-    /// Run the suite against an executor process speaking the adapter protocol (docs/protocol.md).
+    /// Run the suite against an executor process speaking the adapter protocol (docs/protocol.md) or MCP (docs/mcp.md).
     #[command(after_help = conform::EXIT_CODES)]
     Conform(conform::Args),
     /// Test any MCP server over stdio: handshake, tool list, protocol errors, input validation generated

@@ -9,9 +9,11 @@
 //! | [`leak`] | error texts scanned for stack traces, file paths and secrets |
 //! | [`profile`] | one run: the requests in order, each answer turned into findings; the safety rule |
 //! | [`report`] | statuses per check, failures with the request that shows them, human and JSON |
+//! | [`subject`] | `callproof conform --mcp`: the conformance app over MCP, a server as a [`crate::subject::Subject`] |
 //!
 //! Rule enforced here: the profile judges only what the server answered; it never needs the conformance app,
-//! a downstream or a `_meta` of callproof's. docs/mcp.md (Part 2) is the contract.
+//! a downstream or a `_meta` of callproof's. docs/mcp.md (Part 2) is the contract. [`subject`] is the other
+//! way in (Part 1): the conformance app's scenarios, with the server as the executor under test.
 
 pub mod checks;
 pub mod client;
@@ -20,6 +22,8 @@ pub mod leak;
 pub mod lint;
 pub mod profile;
 pub mod report;
+pub mod subject;
 
 pub use profile::{Calls, Options, run};
 pub use report::Report;
+pub use subject::McpFactory;

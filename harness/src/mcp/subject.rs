@@ -1,0 +1,695 @@
+//! The conformance app over MCP: an [`McpFactory`] starts an MCP server over stdio once per scenario and turns
+//! each call into one `tools/call` (docs/mcp.md, Part 1).
+//!
+//! Rule enforced here: the server's own parser meets the model's argument text byte for byte (spliced into
+//! the line, never re-encoded), the trusted context travels only in `_meta["io.callproof/context"]`, and every
+//! answer is read back as docs/mcp.md's table says: the envelope from `structuredContent`, a JSON-RPC error as
+//! the refusal it stands for, anything else as no envelope at all. As for `callproof/1` processes, every wait
+//! is bounded and a break fails every call in flight with the tail of the server's stderr.
+
+use crate::process::{self, Break, Piped, ProcessFactory, ProcessOptions, Shared, Tail, fail, lock};
+use crate::protocol::{self, Capabilities, excerpt};
+use crate::scenario::Scenario;
+use crate::shell;
+use crate::subject::{Subject, SubjectCall, SubjectError, SubjectFactory, SubjectFault, Support};
+use async_trait::async_trait;
+use callproof_executor::app::catalog;
+use callproof_executor::envelope::{Envelope, Meta};
+use callproof_executor::error::{ErrorBody, ErrorCode};
+use callproof_executor::request::Arguments;
+use serde_json::{Value, json};
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+use tokio::io::{AsyncBufRead, AsyncWriteExt};
+use tokio::process::{Child, ChildStdin};
+use tokio::sync::{OnceCell, RwLock, oneshot};
+
+/// The MCP revision spoken: the legacy handshake (`initialize`, `notifications/initialized`).
+pub const REVISION: &str = "2025-11-25";
+
+/// The `_meta` key of the call's context.
+pub const CONTEXT_KEY: &str = "io.callproof/context";
+
+/// Where a server declares the conformance app's features (`durable_store`) in its `initialize` result.
+const FEATURES_KEY: &str = "io.callproof/conformance-app";
+
+/// How long an error with `id: null` may trail the liveness answer that follows a line that is not JSON.
+const NULL_ID_GRACE: Duration = Duration::from_millis(200);
+
+/// Most `tools/list` pages followed.
+const MAX_PAGES: usize = 100;
+
+/// Starts one MCP server process per scenario (`callproof conform --mcp CMD`).
+pub struct McpFactory {
+    process: ProcessFactory,
+    features: Vec<String>,
+    catalog: OnceCell<Result<CatalogFile, SubjectError>>,
+    probed: OnceCell<Result<Capabilities, SubjectError>>,
+}
+
+impl McpFactory {
+    /// A factory for `command`, split into words like a POSIX shell would and run without one.
+    ///
+    /// # Errors
+    /// When the command is empty or its quotes do not close.
+    pub fn new(command: &str) -> Result<McpFactory, shell::Error> {
+        Ok(McpFactory {
+            process: ProcessFactory::new(command)?,
+            features: Vec::new(),
+            catalog: OnceCell::new(),
+            probed: OnceCell::new(),
+        })
+    }
+
+    /// Replaces the process options (timeouts, extra environment).
+    #[must_use]
+    pub fn with_options(mut self, options: ProcessOptions) -> McpFactory {
+        self.process = self.process.with_options(options);
+        self
+    }
+
+    /// Features the server has but cannot declare (`--mcp-features`), added to those it declares.
+    #[must_use]
+    pub fn with_features(mut self, features: Vec<String>) -> McpFactory {
+        self.features = features;
+        self
+    }
+
+    /// Starts the server once against no downstream, reads its capabilities (`serverInfo`, the tools of
+    /// `tools/list`, the declared features) and stops it. Cached.
+    ///
+    /// # Errors
+    /// [`SubjectError`] when the server cannot be started or its handshake fails.
+    pub async fn probe(&self) -> Result<Capabilities, SubjectError> {
+        self.probed
+            .get_or_init(|| async {
+                let env = self.env("http://127.0.0.1:9", &self.process.new_session()).await?;
+                let (connection, capabilities) = Connection::start(self.process.argv(), self.options(), &env).await?;
+                connection.stop(self.options().stop_grace).await;
+                Ok(self.with_declared(capabilities))
+            })
+            .await
+            .clone()
+    }
+
+    fn options(&self) -> &ProcessOptions {
+        self.process.options()
+    }
+
+    fn with_declared(&self, mut capabilities: Capabilities) -> Capabilities {
+        for feature in &self.features {
+            if !capabilities.has(feature) {
+                capabilities.features.push(feature.clone());
+            }
+        }
+        capabilities
+    }
+
+    /// The server's environment for one scenario: docs/mcp.md's table, after the options' own variables.
+    async fn env(&self, downstream_url: &str, session: &str) -> Result<Vec<(String, String)>, SubjectError> {
+        let catalog = match self.catalog.get_or_init(|| async { CatalogFile::write() }).await {
+            Ok(CatalogFile(path)) => path,
+            Err(error) => return Err(error.clone()),
+        };
+        let mut env = self.options().env.clone();
+        env.push(("CALLPROOF_DOWNSTREAM_URL".to_owned(), downstream_url.to_owned()));
+        env.push(("CALLPROOF_CATALOG".to_owned(), catalog.display().to_string()));
+        env.push(("CALLPROOF_SESSION".to_owned(), session.to_owned()));
+        Ok(env)
+    }
+}
+
+/// The catalog array (`hello.catalog` of `callproof/1`) in a file of its own for `CALLPROOF_CATALOG`, removed
+/// with the factory.
+struct CatalogFile(PathBuf);
+
+impl Drop for CatalogFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+impl CatalogFile {
+    fn write() -> Result<CatalogFile, SubjectError> {
+    let entries: Vec<Value> = catalog().iter().filter_map(|entry| serde_json::to_value(entry).ok()).collect();
+    let nanos =
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |since| since.subsec_nanos());
+    let path = std::env::temp_dir().join(format!("callproof-catalog-{}-{nanos:x}.json", std::process::id()));
+    std::fs::write(&path, Value::Array(entries).to_string()).map_err(|error| {
+        SubjectError::Assembly(format!("cannot write the catalog for CALLPROOF_CATALOG to {}: {error}", path.display()))
+    })?;
+    Ok(CatalogFile(path))
+    }
+}
+
+#[async_trait]
+impl SubjectFactory for McpFactory {
+    fn name(&self) -> String {
+        format!("mcp: {}", shell::join(self.process.argv()))
+    }
+
+    async fn support(&self, scenario: &Scenario) -> Support {
+        process::support(scenario, self.probe().await.ok().as_ref(), "not in its tools/list")
+    }
+
+    async fn start(&self, downstream_url: &str) -> Result<Arc<dyn Subject>, SubjectError> {
+        let env = self.env(downstream_url, &self.process.new_session()).await?;
+        let (connection, _) = Connection::start(self.process.argv(), self.options(), &env).await?;
+        Ok(Arc::new(McpSubject {
+            argv: self.process.argv().to_vec(),
+            options: self.options().clone(),
+            env,
+            connection: tokio::sync::Mutex::new(Arc::new(connection)),
+        }))
+    }
+}
+
+/// One scenario's server: the current process, replaced on restart.
+struct McpSubject {
+    argv: Vec<String>,
+    options: ProcessOptions,
+    env: Vec<(String, String)>,
+    connection: tokio::sync::Mutex<Arc<Connection>>,
+}
+
+#[async_trait]
+impl Subject for McpSubject {
+    async fn execute(&self, call: SubjectCall) -> Result<Value, SubjectError> {
+        let connection = self.connection.lock().await.clone();
+        connection.call(call, self.options.answer_margin).await
+    }
+
+    async fn inject(&self, fault: SubjectFault, on: bool) -> Result<(), SubjectError> {
+        match (fault, on) {
+            (SubjectFault::Kill, true) => self.connection.lock().await.kill().await,
+            // The same command and environment (so the same session), then the handshake again.
+            (SubjectFault::Kill, false) => {
+                let mut current = self.connection.lock().await;
+                let (connection, _) = Connection::start(&self.argv, &self.options, &self.env).await?;
+                *current = Arc::new(connection);
+            }
+            (SubjectFault::StoreOutage, _) => {
+                return Err(SubjectError::Unsupported(format!("an MCP server offers no control for a {fault}")));
+            }
+        }
+        Ok(())
+    }
+
+    async fn stop(&self) {
+        let connection = self.connection.lock().await.clone();
+        connection.stop(self.options.stop_grace).await;
+    }
+}
+
+/// One running server and the JSON-RPC connection over its stdio.
+struct Connection {
+    command: String,
+    child: tokio::sync::Mutex<Child>,
+    stdin: tokio::sync::Mutex<Option<ChildStdin>>,
+    shared: Arc<Mutex<Shared>>,
+    /// Errors with `id: null` read since the last line that was not JSON.
+    strays: Arc<Mutex<Vec<Value>>>,
+    stderr: Tail,
+    next_id: AtomicI64,
+    /// Calls whose line is JSON share it; a line that is not JSON takes it alone, so that an error with
+    /// `id: null` can only be its answer.
+    gate: RwLock<()>,
+    tools: BTreeSet<String>,
+    reader: tokio::task::JoinHandle<()>,
+}
+
+impl Connection {
+    /// Starts the server and does the handshake: `initialize`, `notifications/initialized`, `tools/list`.
+    async fn start(
+        argv: &[String],
+        options: &ProcessOptions,
+        env: &[(String, String)],
+    ) -> Result<(Connection, Capabilities), SubjectError> {
+        let Piped { command, child, stdin, stdout, stderr } = Piped::spawn(argv, env)?;
+        let shared = Arc::new(Mutex::new(Shared::default()));
+        let strays = Arc::new(Mutex::new(Vec::new()));
+        let reader = tokio::spawn(read_messages(stdout, shared.clone(), strays.clone()));
+        let mut connection = Connection {
+            command,
+            child: tokio::sync::Mutex::new(child),
+            stdin: tokio::sync::Mutex::new(Some(stdin)),
+            shared,
+            strays,
+            stderr,
+            next_id: AtomicI64::new(1),
+            gate: RwLock::new(()),
+            tools: BTreeSet::new(),
+            reader,
+        };
+        let handshake = tokio::time::timeout(options.start_timeout, connection.handshake()).await;
+        let why = match handshake {
+            Ok(Ok(capabilities)) => {
+                connection.tools = capabilities.tools.iter().cloned().collect();
+                return Ok((connection, capabilities));
+            }
+            Ok(Err(why)) => why,
+            Err(_) => format!("the handshake was not done within {} ms", options.start_timeout.as_millis()),
+        };
+        let error = connection.failed_start(why).await;
+        Err(error)
+    }
+
+    async fn failed_start(&self, why: String) -> SubjectError {
+        let error = process::broken(&self.command, &self.child, &self.stderr, Break::Closed).await;
+        let (exited, stderr_tail) = match error {
+            SubjectError::Exited { status, stderr_tail } => (status, stderr_tail),
+            _ => (None, self.stderr.lines()),
+        };
+        SubjectError::Handshake { command: self.command.clone(), why, exited, stderr_tail }
+    }
+
+    async fn handshake(&self) -> Result<Capabilities, String> {
+        let params = json!({
+            "protocolVersion": REVISION,
+            "capabilities": {},
+            "clientInfo": {"name": "callproof", "version": env!("CARGO_PKG_VERSION")},
+        });
+        let initialized = self.request("initialize", params).await?;
+        let result = initialized.get("result").ok_or_else(|| {
+            format!("it answered initialize with an error: {}", excerpt(&initialized.to_string(), 300))
+        })?;
+        if result.pointer("/capabilities/tools").is_none() {
+            return Err(format!("its initialize result declares no tools capability: {}", excerpt(&result.to_string(), 300)));
+        }
+        let server = |field: &str| result.pointer(&format!("/serverInfo/{field}")).and_then(Value::as_str).unwrap_or("");
+        let features = result
+            .pointer(&format!("/capabilities/experimental/{}/features", FEATURES_KEY.replace('/', "~1")))
+            .and_then(Value::as_array)
+            .map(|features| features.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+            .unwrap_or_default();
+        let (name, version) = (server("name").to_owned(), server("version").to_owned());
+        self.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string()).await?;
+        let tools = self.list_tools().await?;
+        Ok(Capabilities { protocol: protocol::VERSION.to_owned(), name, version, tools, features })
+    }
+
+    /// The names of `tools/list`, every page.
+    async fn list_tools(&self) -> Result<Vec<String>, String> {
+        let mut names = Vec::new();
+        let mut cursor: Option<Value> = None;
+        for _ in 0..MAX_PAGES {
+            let params = cursor.take().map_or_else(|| json!({}), |cursor| json!({"cursor": cursor}));
+            let answer = self.request("tools/list", params).await?;
+            let Some(tools) = answer.pointer("/result/tools").and_then(Value::as_array) else {
+                return Err(format!("its tools/list answer has no tools array: {}", excerpt(&answer.to_string(), 300)));
+            };
+            names.extend(tools.iter().filter_map(|tool| tool.get("name")?.as_str()).map(str::to_owned));
+            match answer.pointer("/result/nextCursor") {
+                Some(next @ Value::String(_)) => cursor = Some(next.clone()),
+                _ => return Ok(names),
+            }
+        }
+        Ok(names)
+    }
+
+    /// A request of the handshake and its whole answer; the caller bounds the wait.
+    async fn request(&self, method: &str, params: Value) -> Result<Value, String> {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let answered = self.expect(id).map_err(|why| describe(&why))?;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string()).await?;
+        match answered.await {
+            Ok(Ok(message)) => Ok(message),
+            Ok(Err(why)) => Err(describe(&why)),
+            Err(_) => Err("the answer channel closed".to_owned()),
+        }
+    }
+
+    /// Registers request `id` before it is sent, so its answer cannot be missed.
+    fn expect(&self, id: i64) -> Result<oneshot::Receiver<Result<Value, Break>>, Break> {
+        let (answer, answered) = oneshot::channel();
+        let mut shared = lock(&self.shared);
+        if let Some(why) = &shared.broken {
+            return Err(why.clone());
+        }
+        shared.pending.insert(id.to_string(), answer);
+        Ok(answered)
+    }
+
+    async fn send(&self, line: &str) -> Result<(), String> {
+        let mut stdin = self.stdin.lock().await;
+        let Some(stdin) = stdin.as_mut() else { return Err("its stdin is closed".to_owned()) };
+        let mut bytes = Vec::with_capacity(line.len() + 1);
+        bytes.extend_from_slice(line.as_bytes());
+        bytes.push(b'\n');
+        let written = match stdin.write_all(&bytes).await {
+            Ok(()) => stdin.flush().await,
+            Err(error) => Err(error),
+        };
+        written.map_err(|error| format!("cannot write to its stdin ({error})"))
+    }
+
+    /// One call: its `tools/call` line, sent alone when it is not JSON, and the answer read as an envelope.
+    async fn call(&self, call: SubjectCall, margin: Duration) -> Result<Value, SubjectError> {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let line = call_line(id, &call);
+        let json = serde_json::from_str::<Value>(&line).is_ok();
+        let bound = (call.budget, margin);
+        let answer =
+            if json { self.exchange(id, &line, bound).await } else { self.garbage(id, &line, bound).await };
+        match answer {
+            Ok(Reply::Message(message)) => match read_answer(&message, &call, id, &self.tools) {
+                Ok(envelope) => Ok(envelope),
+                Err(why) => Err(self.error(fail(&self.shared, Break::Wrote(why))).await),
+            },
+            Ok(Reply::Dropped) => Ok(dropped(&line)),
+            Err(why) => Err(self.error(why).await),
+        }
+    }
+
+    async fn exchange(&self, id: i64, line: &str, bound: (Duration, Duration)) -> Result<Reply, Break> {
+        let _shared = self.gate.read().await;
+        let answered = self.expect(id)?;
+        if let Err(why) = self.send(line).await {
+            return Err(fail(&self.shared, Break::Wrote(why)));
+        }
+        self.wait(id, answered, bound).await.map(Reply::Message)
+    }
+
+    async fn wait(
+        &self,
+        id: i64,
+        answered: oneshot::Receiver<Result<Value, Break>>,
+        (budget, margin): (Duration, Duration),
+    ) -> Result<Value, Break> {
+        match tokio::time::timeout(budget + margin, answered).await {
+            Ok(Ok(answer)) => answer,
+            Ok(Err(_)) => Err(Break::Wrote("the answer channel closed".to_owned())),
+            Err(_) => Err(fail(&self.shared, Break::Silent { request: id.to_string(), budget, margin })),
+        }
+    }
+
+    /// A line that is not JSON, alone on the connection, then a `ping`: the answer is the response with the
+    /// call's id or the first error with `id: null`, before the ping's answer or within [`NULL_ID_GRACE`] after
+    /// it; none means the server dropped the line.
+    async fn garbage(&self, id: i64, line: &str, bound: (Duration, Duration)) -> Result<Reply, Break> {
+        let _alone = self.gate.write().await;
+        lock_strays(&self.strays).clear();
+        let mut answered = self.expect(id)?;
+        if let Err(why) = self.send(line).await {
+            return Err(fail(&self.shared, Break::Wrote(why)));
+        }
+        let ping = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let pinged = self.expect(ping)?;
+        if let Err(why) = self.send(&json!({"jsonrpc": "2.0", "id": ping, "method": "ping"}).to_string()).await {
+            return Err(fail(&self.shared, Break::Wrote(why)));
+        }
+        self.wait(ping, pinged, bound).await?;
+        let mut answer = self.claim(id, &mut answered);
+        if answer.is_none() {
+            tokio::time::sleep(NULL_ID_GRACE).await;
+            answer = self.claim(id, &mut answered);
+        }
+        Ok(answer.map_or(Reply::Dropped, Reply::Message))
+    }
+
+    /// The answer to the call `id`: its response, else the first stray error with `id: null`. Unclaimed, the
+    /// call's id is forgotten.
+    fn claim(&self, id: i64, answered: &mut oneshot::Receiver<Result<Value, Break>>) -> Option<Value> {
+        if let Ok(Ok(message)) = answered.try_recv() {
+            return Some(message);
+        }
+        let stray = lock_strays(&self.strays).first().cloned();
+        if stray.is_some() {
+            lock(&self.shared).pending.remove(&id.to_string());
+        }
+        stray
+    }
+
+    async fn error(&self, why: Break) -> SubjectError {
+        process::broken(&self.command, &self.child, &self.stderr, why).await
+    }
+
+    /// SIGKILL, then reap.
+    async fn kill(&self) {
+        let _ = self.child.lock().await.kill().await;
+        self.reader.abort();
+    }
+
+    /// Closes stdin, waits up to `grace` for the exit, then kills.
+    async fn stop(&self, grace: Duration) {
+        drop(self.stdin.lock().await.take());
+        let mut child = self.child.lock().await;
+        if tokio::time::timeout(grace, child.wait()).await.is_err() {
+            let _ = child.kill().await;
+        }
+        self.reader.abort();
+    }
+}
+
+impl Drop for Connection {
+    fn drop(&mut self) {
+        self.reader.abort();
+    }
+}
+
+/// What came back for one call.
+enum Reply {
+    /// The response (or the error with `id: null`) that answers it.
+    Message(Value),
+    /// Nothing answered a line that is not JSON, though the server answered the `ping` after it.
+    Dropped,
+}
+
+fn lock_strays(strays: &Mutex<Vec<Value>>) -> std::sync::MutexGuard<'_, Vec<Value>> {
+    strays.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+fn describe(why: &Break) -> String {
+    match why {
+        Break::Wrote(why) => why.clone(),
+        Break::Closed => "it closed its stdout".to_owned(),
+        Break::Silent { request, .. } => format!("it did not answer request {request}"),
+    }
+}
+
+/// The `tools/call` line of a call: `arguments` last, as the raw text itself (docs/mcp.md, "Raw argument
+/// text"). A raw text's CR and LF are sent as TAB, which JSON reads alike (whitespace outside strings, a
+/// forbidden control character inside), because a newline would end the message.
+fn call_line(id: i64, call: &SubjectCall) -> String {
+    let context = json!({
+        "call_id": call.call.call_id,
+        "business_request_id": call.business_request_id,
+        "attempt": call.attempt,
+        "budget_ms": u64::try_from(call.budget.as_millis()).unwrap_or(u64::MAX),
+        "auth": auth_of(call),
+    });
+    let arguments = match &call.call.arguments {
+        Arguments::Raw(text) => text.replace(['\r', '\n'], "\t"),
+        Arguments::Value(value) => value.to_string(),
+    };
+    let head = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call"}).to_string();
+    let name = Value::String(call.call.name.clone());
+    let meta = json!({ CONTEXT_KEY: context });
+    format!("{},\"params\":{{\"name\":{name},\"_meta\":{meta},\"arguments\":{arguments}}}}}", &head[..head.len() - 1])
+}
+
+/// `execute.auth` of `callproof/1`, exactly as that protocol writes it.
+fn auth_of(call: &SubjectCall) -> Value {
+    let line = protocol::execute(String::new(), call.clone()).to_line();
+    serde_json::from_str::<Value>(&line).ok().and_then(|mut execute| execute.get_mut("auth").map(Value::take)).unwrap_or(Value::Null)
+}
+
+/// What a dropped line reads as: no envelope at all (`envelope-schema` and the refusal checks fail on it).
+fn dropped(line: &str) -> Value {
+    json!({"mcp": "dropped", "why": "the server sent no answer to a line that is not JSON and answered the ping after it", "line": excerpt(line, 200)})
+}
+
+/// One answer read as docs/mcp.md's table says; `Err` is a protocol break.
+fn read_answer(message: &Value, call: &SubjectCall, id: i64, tools: &BTreeSet<String>) -> Result<Value, String> {
+    if let Some(result) = message.get("result") {
+        return Ok(envelope_of_result(result));
+    }
+    let error = message.get("error").unwrap_or(&Value::Null);
+    if let Some(envelope) = error.pointer("/data/envelope").filter(|envelope| is_envelope(envelope)) {
+        return Ok(envelope.clone());
+    }
+    let code = error.get("code").and_then(Value::as_i64);
+    let refused = match code {
+        Some(-32700) => ErrorCode::InvalidJson,
+        Some(-32600) => ErrorCode::InvalidArguments,
+        Some(-32602) if !tools.contains(&call.call.name) => ErrorCode::ToolNotFound,
+        Some(-32602) => ErrorCode::InvalidArguments,
+        Some(-32601) => {
+            return Err(format!(
+                "it answered tools/call with -32601 (method not found): {}",
+                excerpt(&message.to_string(), 300)
+            ));
+        }
+        _ => ErrorCode::InternalError,
+    };
+    let meta = Meta {
+        request_id: format!("jsonrpc-{id}"),
+        call_id: call.call.call_id.clone(),
+        attempt: call.attempt,
+        idempotency_key: None,
+        replayed: false,
+        reconciled: false,
+    };
+    let shown = code.map_or_else(|| "without a code".to_owned(), |code| code.to_string());
+    let mut body = ErrorBody::new(refused, format!("the server answered with JSON-RPC error {shown}"));
+    // The one detail the harness knows without the server: the name it sent. The details of the other codes
+    // (where the text broke, why the arguments were refused) are the server's to give in `data.envelope`.
+    if refused == ErrorCode::ToolNotFound {
+        body = body.with("tool", call.call.name.chars().take(64).collect::<String>());
+    }
+    Ok(Envelope::failure(body, meta).to_json())
+}
+
+/// The envelope of a `CallToolResult`: `structuredContent`, else the first text block; the result itself (no
+/// envelope) when neither is one, or when `isError` contradicts the envelope's `ok`.
+fn envelope_of_result(result: &Value) -> Value {
+    let text = || {
+        let text = result.pointer("/content/0/text")?.as_str()?;
+        serde_json::from_str::<Value>(text).ok().filter(is_envelope)
+    };
+    let envelope = result.get("structuredContent").filter(|content| is_envelope(content)).cloned().or_else(text);
+    let Some(envelope) = envelope else { return json!({"mcp": "no envelope", "result": result}) };
+    let is_error = result.get("isError").and_then(Value::as_bool).unwrap_or(false);
+    if envelope.get("ok").and_then(Value::as_bool) == Some(is_error) {
+        return json!({"mcp": "isError contradicts the envelope's ok", "result": result});
+    }
+    envelope
+}
+
+fn is_envelope(value: &Value) -> bool {
+    value.get("ok").is_some_and(Value::is_boolean)
+}
+
+/// Reads the server's stdout: each response to its waiting request, errors with `id: null` kept as strays,
+/// notifications and requests of the server ignored; anything else breaks the connection.
+async fn read_messages(mut stdout: impl AsyncBufRead + Unpin, shared: Arc<Mutex<Shared>>, strays: Arc<Mutex<Vec<Value>>>) {
+    loop {
+        let line = match process::read_line(&mut stdout).await {
+            Ok(Some(line)) => line,
+            Ok(None) => return drop(fail(&shared, Break::Closed)),
+            Err(why) => return drop(fail(&shared, Break::Wrote(why))),
+        };
+        let message = match serde_json::from_str::<Value>(&line) {
+            Ok(message @ Value::Object(_)) => message,
+            _ => {
+                let why = format!("it wrote a line that is not a JSON-RPC message: {}", excerpt(&line, 200));
+                return drop(fail(&shared, Break::Wrote(why)));
+            }
+        };
+        if message.get("result").is_none() && message.get("error").is_none() {
+            continue;
+        }
+        let key = match message.get("id") {
+            None | Some(Value::Null) => {
+                lock_strays(&strays).push(message);
+                continue;
+            }
+            Some(Value::String(id)) => id.clone(),
+            Some(id) => id.to_string(),
+        };
+        let waiting = lock(&shared).pending.remove(&key);
+        match waiting {
+            Some(answer) => {
+                let _ = answer.send(Ok(message));
+            }
+            None => {
+                let why = format!("it answered id {key}, which no open request has: {}", excerpt(&line, 200));
+                return drop(fail(&shared, Break::Wrote(why)));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use callproof_executor::{AuthContext, ToolCall};
+
+    fn subject_call(name: &str, text: &str) -> SubjectCall {
+        SubjectCall {
+            call: ToolCall::raw("call_1", name, text),
+            auth: AuthContext::new("u_alice", "t_acme", &["refunds:write"]),
+            business_request_id: Some("br_1".into()),
+            attempt: 2,
+            budget: Duration::from_millis(1500),
+        }
+    }
+
+    fn tools() -> BTreeSet<String> {
+        ["refund_order".to_owned()].into_iter().collect()
+    }
+
+    #[test]
+    fn the_raw_text_is_spliced_last_with_the_context_in_meta() {
+        let line = call_line(7, &subject_call("refund_order", r#"{"amount":1,"amount":2.0}"#));
+        assert!(line.ends_with(r#","arguments":{"amount":1,"amount":2.0}}}"#), "{line}");
+        let message: Value = serde_json::from_str(&line).expect("json");
+        assert_eq!((message["id"].as_i64(), message["method"].as_str()), (Some(7), Some("tools/call")));
+        let context = &message["params"]["_meta"][CONTEXT_KEY];
+        assert_eq!((context["call_id"].as_str(), context["attempt"].as_u64()), (Some("call_1"), Some(2)));
+        assert_eq!((context["budget_ms"].as_u64(), context["business_request_id"].as_str()), (Some(1500), Some("br_1")));
+        assert_eq!(context["auth"]["tenant_id"], "t_acme");
+    }
+
+    #[test]
+    fn a_text_that_is_not_json_keeps_the_line_invalid_and_on_one_line() {
+        let line = call_line(1, &subject_call("refund_order", "{\"reason\":\"two\nlines\""));
+        assert!(!line.contains('\n'));
+        assert!(serde_json::from_str::<Value>(&line).is_err());
+    }
+
+    #[test]
+    fn json_rpc_errors_read_as_the_refusals_they_stand_for() {
+        let call = subject_call("refund_ordr", "{}");
+        let code = |message: Value, call: &SubjectCall| {
+            read_answer(&message, call, 1, &tools()).map(|envelope| envelope["error"]["code"].clone())
+        };
+        let error = |code: i64| json!({"jsonrpc": "2.0", "id": 1, "error": {"code": code, "message": "x"}});
+        assert_eq!(code(error(-32602), &call), Ok(json!("tool_not_found")));
+        assert_eq!(code(error(-32602), &subject_call("refund_order", "[]")), Ok(json!("invalid_arguments")));
+        assert_eq!(code(error(-32700), &call), Ok(json!("invalid_json")));
+        assert_eq!(code(error(-32603), &call), Ok(json!("internal_error")));
+        assert!(code(error(-32601), &call).is_err(), "tools/call exists: -32601 is a break");
+    }
+
+    #[test]
+    fn the_envelope_comes_from_structured_content_and_must_agree_with_is_error() {
+        let envelope = json!({"ok": false, "error": {"code": "forbidden"}, "meta": {}});
+        let result = json!({"structuredContent": envelope, "isError": true, "content": []});
+        assert_eq!(envelope_of_result(&result), envelope);
+        let text = json!({"content": [{"type": "text", "text": envelope.to_string()}], "isError": true});
+        assert_eq!(envelope_of_result(&text), envelope);
+        let contradicted = json!({"structuredContent": envelope, "isError": false});
+        assert!(!is_envelope(&envelope_of_result(&contradicted)));
+        let opaque = json!({"content": [{"type": "text", "text": "Input validation error"}], "isError": true});
+        assert!(!is_envelope(&envelope_of_result(&opaque)));
+    }
+}
+
+#[cfg(test)]
+mod schema_tests {
+    use super::*;
+    use callproof_executor::{AuthContext, ToolCall};
+
+    #[test]
+    fn a_json_rpc_refusal_reads_as_an_envelope_the_schema_accepts() {
+        let schema: Value = serde_json::from_str(include_str!("../../../docs/envelope.schema.json")).expect("json");
+        let validator = jsonschema::draft202012::options().build(&schema).expect("schema");
+        let call = SubjectCall {
+            call: ToolCall::raw("call_1", "refund_ordr", "{}"),
+            auth: AuthContext::new("u", "t", &[]),
+            business_request_id: None,
+            attempt: 1,
+            budget: Duration::from_millis(100),
+        };
+        for code in [-32602, -32603] {
+            let message = json!({"jsonrpc": "2.0", "id": 1, "error": {"code": code, "message": "x"}});
+            let envelope = read_answer(&message, &call, 1, &BTreeSet::new()).expect("an envelope");
+            let errors: Vec<String> = validator.iter_errors(&envelope).map(|error| format!("{} {error}", error.instance_path().as_str())).collect();
+            assert!(errors.is_empty(), "{code}: {errors:?} {envelope}");
+        }
+    }
+}

@@ -3,8 +3,10 @@
 //!
 //! Rule enforced here: the JSON-RPC layer refuses what is not a request before any tool runs (-32700 for a
 //! line that is not JSON, -32600 for a request that is not one, -32601 for an unknown method, -32602 for an
-//! unknown tool or params that are not a `CallToolRequest`); the argument text goes to the executor as the
-//! raw text it was on the line, so duplicate keys, `100.0` and `"100"` meet the executor's strict decoder.
+//! unknown tool or arguments that are not an object); the argument text goes to the executor as the raw text
+//! it was on the line, so duplicate keys, `100.0` and `"100"` meet the executor's strict decoder. An unknown
+//! tool and arguments that are not an object still go through the executor's decoder (which checks the size
+//! before the name), and the -32602 carries its envelope in `data.envelope` (docs/mcp.md).
 //! The trusted context comes from `_meta["io.callproof/context"]`, or is the fixed stdio context when absent.
 
 use crate::options::Options;
@@ -12,6 +14,7 @@ use crate::serve;
 use callproof_executor::Executor;
 use callproof_executor::app::catalog;
 use callproof_executor::auth::AuthContext;
+use callproof_executor::error::ErrorCode;
 use callproof_executor::lines::{self, LineError};
 use callproof_executor::request::{Request, ToolCall};
 use callproof_executor::tool::Risk;
@@ -76,7 +79,6 @@ pub(crate) async fn serve(options: Options) -> Result<(), String> {
     eprintln!("callproof-executor: serving MCP {} on stdio against {downstream}", VERSIONS[0]);
     let (lines, outbox) = mpsc::unbounded_channel::<Value>();
     let writer = tokio::spawn(write_lines(outbox));
-    let names: BTreeSet<String> = catalog().into_iter().map(|entry| entry.spec.name).collect();
     let mut stdin = BufReader::new(tokio::io::stdin());
     let mut calls = tokio::task::JoinSet::new();
     loop {
@@ -94,17 +96,29 @@ pub(crate) async fn serve(options: Options) -> Result<(), String> {
             }
         };
         while calls.try_join_next().is_some() {}
-        match answer(&line, &names) {
+        match answer(&line) {
             Answer::Nothing => {}
             Answer::Now(message) => {
                 let _ = lines.send(message);
             }
-            Answer::Execute(id, request) => {
+            Answer::Execute(id, request, refused) => {
                 let executor: Arc<Executor> = executor.clone();
                 let lines = lines.clone();
                 calls.spawn(async move {
-                    let envelope = executor.execute(*request).await.to_json();
-                    let _ = lines.send(json!({"jsonrpc": "2.0", "id": id, "result": tool_result(envelope)}));
+                    let name = request.call.name.clone();
+                    let envelope = executor.execute(*request).await;
+                    let unknown = envelope.code() == Some(ErrorCode::ToolNotFound);
+                    let envelope = envelope.to_json();
+                    let message = match refused {
+                        Some(why) if envelope.get("ok") != Some(&Value::Bool(true)) => Some(why),
+                        _ if unknown => Some(format!("Invalid params: unknown tool {name:?}")),
+                        _ => None,
+                    };
+                    let _ = lines.send(match message {
+                        Some(message) => json!({"jsonrpc": "2.0", "id": id, "error":
+                            {"code": -32602, "message": message, "data": {"envelope": envelope}}}),
+                        None => json!({"jsonrpc": "2.0", "id": id, "result": tool_result(envelope)}),
+                    });
                 });
             }
         }
@@ -120,11 +134,12 @@ enum Answer {
     Nothing,
     /// A message to send at once.
     Now(Value),
-    /// A tool call for the executor, answered under this id.
-    Execute(Value, Box<Request>),
+    /// A tool call for the executor, answered under this id; with a -32602 message when the params are not a
+    /// `CallToolRequest` (arguments that are not an object), unless the executor somehow succeeds.
+    Execute(Value, Box<Request>, Option<String>),
 }
 
-fn answer(line: &str, names: &BTreeSet<String>) -> Answer {
+fn answer(line: &str) -> Answer {
     let Ok(message) = serde_json::from_str::<Value>(line) else {
         return Answer::Now(refusal(&Value::Null, Refusal(-32700, "Parse error".to_owned())));
     };
@@ -149,8 +164,8 @@ fn answer(line: &str, names: &BTreeSet<String>) -> Answer {
         "initialize" => Ok(initialize(members.get("params"))),
         "ping" => Ok(json!({})),
         "tools/list" => Ok(json!({"tools": tool_list()})),
-        "tools/call" => match call(line, &id, names) {
-            Ok(request) => return Answer::Execute(id, Box::new(request)),
+        "tools/call" => match call(line, &id) {
+            Ok((request, refused)) => return Answer::Execute(id, Box::new(request), refused),
             Err(refused) => Err(refused),
         },
         other => Err(Refusal(-32601, format!("Method not found: {other}"))),
@@ -206,8 +221,9 @@ fn tool_list() -> Vec<Value> {
         .collect()
 }
 
-/// The executor's request for a `tools/call` line, or why the line is not a `CallToolRequest`.
-fn call(line: &str, id: &Value, names: &BTreeSet<String>) -> Result<Request, Refusal> {
+/// The executor's request for a `tools/call` line, with the -32602 message when its arguments are not an
+/// object; or why the line is not a `CallToolRequest` at all.
+fn call(line: &str, id: &Value) -> Result<(Request, Option<String>), Refusal> {
     let invalid = |why: String| Refusal(-32602, format!("Invalid params: {why}"));
     let message: Value = serde_json::from_str(line).map_err(|error| invalid(error.to_string()))?;
     let Some(params) = message.get("params").and_then(Value::as_object) else {
@@ -216,25 +232,22 @@ fn call(line: &str, id: &Value, names: &BTreeSet<String>) -> Result<Request, Ref
     let Some(name) = params.get("name").and_then(Value::as_str) else {
         return Err(invalid("name is not a string".to_owned()));
     };
-    if !names.contains(name) {
-        return Err(invalid(format!("unknown tool {name:?}")));
-    }
     let raw: Line<'_> = serde_json::from_str(line).map_err(|error| invalid(error.to_string()))?;
     let text = match raw.params.map(|params| serde_json::from_str::<CallParams<'_>>(params.get())) {
         Some(Ok(CallParams { arguments: Some(arguments) })) => arguments.get().to_owned(),
+        // `Option` reads `null` as absent: an explicit `"arguments": null` is not an object, not `{}`.
+        Some(Ok(CallParams { arguments: None })) if params.get("arguments").is_some() => "null".to_owned(),
         Some(Ok(CallParams { arguments: None })) | None => "{}".to_owned(),
         Some(Err(error)) => return Err(invalid(error.to_string())),
     };
-    if !text.trim_start().starts_with('{') {
-        return Err(invalid("arguments is not an object".to_owned()));
-    }
+    let refused = (!text.trim_start().starts_with('{')).then(|| "Invalid params: arguments is not an object".to_owned());
     let context = match params.get("_meta").and_then(|meta| meta.get("io.callproof/context")) {
         None => Context::default(),
         Some(context) => Context::deserialize(context)
             .map_err(|error| invalid(format!("_meta[\"io.callproof/context\"]: {error}")))?,
     };
     let call_id = context.call_id.unwrap_or_else(|| format!("mcp_{}", id.to_string().trim_matches('"')));
-    Ok(Request {
+    let request = Request {
         call: ToolCall::raw(call_id, name, text),
         auth: context.auth.unwrap_or_else(stdio_context),
         business_request_id: context.business_request_id,
@@ -242,7 +255,8 @@ fn call(line: &str, id: &Value, names: &BTreeSet<String>) -> Result<Request, Ref
         budget: context.budget_ms.map_or(DEFAULT_BUDGET, Duration::from_millis),
         request_id: None,
         trace_id: None,
-    })
+    };
+    Ok((request, refused))
 }
 
 /// The trusted context of a call whose `_meta` carries none: the user who started the process over stdio
@@ -279,13 +293,10 @@ async fn write_lines(mut outbox: mpsc::UnboundedReceiver<Value>) -> Result<(), S
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn names() -> BTreeSet<String> {
-        catalog().into_iter().map(|entry| entry.spec.name).collect()
-    }
+    use callproof_executor::request::Arguments;
 
     fn code(line: &str) -> Option<i64> {
-        match answer(line, &names()) {
+        match answer(line) {
             Answer::Now(message) => message["error"]["code"].as_i64(),
             _ => None,
         }
@@ -297,12 +308,15 @@ mod tests {
         assert_eq!(code(r#"{"jsonrpc":"2.0","id":1,"method":5}"#), Some(-32600));
         assert_eq!(code(r#"[1]"#), Some(-32600));
         assert_eq!(code(r#"{"jsonrpc":"2.0","id":1,"method":"nope"}"#), Some(-32601));
-        assert_eq!(code(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"nope"}}"#), Some(-32602));
         let text_arguments =
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_order","arguments":"x"}}"#;
-        assert_eq!(code(text_arguments), Some(-32602));
+        let Answer::Execute(_, _, refused) = answer(text_arguments) else { panic!("decoded first") };
+        assert!(refused.is_some_and(|why| why.contains("not an object")), "answered -32602 with the envelope");
+        let null = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_order","arguments":null}}"#;
+        let Answer::Execute(_, request, refused) = answer(null) else { panic!("decoded first") };
+        assert_eq!((request.call.arguments, refused.is_some()), (Arguments::Raw("null".to_owned()), true));
         assert!(matches!(
-            answer(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#, &names()),
+            answer(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#),
             Answer::Nothing
         ));
     }
@@ -310,7 +324,7 @@ mod tests {
     #[test]
     fn the_argument_text_reaches_the_executor_byte_for_byte_with_the_meta_context() {
         let line = r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"get_order","_meta":{"io.callproof/context":{"call_id":"c1","attempt":2,"auth":{"subject_id":"u","tenant_id":"t","identity":{"valid":true}}}},"arguments":{"order_id":"ord_1","order_id":"ord_2"}}}"#;
-        let Answer::Execute(id, request) = answer(line, &names()) else { panic!("not a call") };
+        let Answer::Execute(id, request, None) = answer(line) else { panic!("not a call") };
         assert_eq!(id, json!(3));
         assert_eq!(request.call, ToolCall::raw("c1", "get_order", r#"{"order_id":"ord_1","order_id":"ord_2"}"#));
         assert_eq!((request.attempt, request.auth.subject_id.as_str()), (2, "u"));
@@ -319,7 +333,7 @@ mod tests {
     #[test]
     fn without_meta_the_fixed_stdio_context_is_used() {
         let line = r#"{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"get_order","arguments":{}}}"#;
-        let Answer::Execute(_, request) = answer(line, &names()) else { panic!("not a call") };
+        let Answer::Execute(_, request, None) = answer(line) else { panic!("not a call") };
         assert_eq!(request.auth.subject_id, "stdio_user");
         assert!(request.auth.scopes.contains("orders:read"));
         assert_eq!(request.call.call_id, "mcp_a");

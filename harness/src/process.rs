@@ -329,7 +329,12 @@ impl Piped {
 }
 
 /// The [`SubjectError`] for a break, with the exit status if the process is gone, and the stderr tail.
-pub(crate) async fn broken(command: &str, child: &tokio::sync::Mutex<Child>, stderr: &Tail, why: Break) -> SubjectError {
+pub(crate) async fn broken(
+    command: &str,
+    child: &tokio::sync::Mutex<Child>,
+    stderr: &Tail,
+    why: Break,
+) -> SubjectError {
     // A process that broke the protocol is of no further use: kill it, so that its stderr ends and the tail
     // below is complete.
     let exited = {

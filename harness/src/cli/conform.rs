@@ -13,8 +13,8 @@ use callproof_harness::conform;
 use callproof_harness::corpus::Corpus;
 use callproof_harness::mcp::McpFactory;
 use callproof_harness::process::ProcessFactory;
-use callproof_harness::subject::SubjectFactory;
 use callproof_harness::protocol::Capabilities;
+use callproof_harness::subject::SubjectFactory;
 use std::process::ExitCode;
 use std::sync::Arc;
 

@@ -134,14 +134,17 @@ impl Drop for CatalogFile {
 
 impl CatalogFile {
     fn write() -> Result<CatalogFile, SubjectError> {
-    let entries: Vec<Value> = catalog().iter().filter_map(|entry| serde_json::to_value(entry).ok()).collect();
-    let nanos =
-        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |since| since.subsec_nanos());
-    let path = std::env::temp_dir().join(format!("callproof-catalog-{}-{nanos:x}.json", std::process::id()));
-    std::fs::write(&path, Value::Array(entries).to_string()).map_err(|error| {
-        SubjectError::Assembly(format!("cannot write the catalog for CALLPROOF_CATALOG to {}: {error}", path.display()))
-    })?;
-    Ok(CatalogFile(path))
+        let entries: Vec<Value> = catalog().iter().filter_map(|entry| serde_json::to_value(entry).ok()).collect();
+        let nanos =
+            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |since| since.subsec_nanos());
+        let path = std::env::temp_dir().join(format!("callproof-catalog-{}-{nanos:x}.json", std::process::id()));
+        std::fs::write(&path, Value::Array(entries).to_string()).map_err(|error| {
+            SubjectError::Assembly(format!(
+                "cannot write the catalog for CALLPROOF_CATALOG to {}: {error}",
+                path.display()
+            ))
+        })?;
+        Ok(CatalogFile(path))
     }
 }
 
@@ -277,9 +280,13 @@ impl Connection {
             format!("it answered initialize with an error: {}", excerpt(&initialized.to_string(), 300))
         })?;
         if result.pointer("/capabilities/tools").is_none() {
-            return Err(format!("its initialize result declares no tools capability: {}", excerpt(&result.to_string(), 300)));
+            return Err(format!(
+                "its initialize result declares no tools capability: {}",
+                excerpt(&result.to_string(), 300)
+            ));
         }
-        let server = |field: &str| result.pointer(&format!("/serverInfo/{field}")).and_then(Value::as_str).unwrap_or("");
+        let server =
+            |field: &str| result.pointer(&format!("/serverInfo/{field}")).and_then(Value::as_str).unwrap_or("");
         let features = result
             .pointer(&format!("/capabilities/experimental/{}/features", FEATURES_KEY.replace('/', "~1")))
             .and_then(Value::as_array)
@@ -352,8 +359,7 @@ impl Connection {
         let line = call_line(id, &call);
         let json = serde_json::from_str::<Value>(&line).is_ok();
         let bound = (call.budget, margin);
-        let answer =
-            if json { self.exchange(id, &line, bound).await } else { self.garbage(id, &line, bound).await };
+        let answer = if json { self.exchange(id, &line, bound).await } else { self.garbage(id, &line, bound).await };
         match answer {
             Ok(Reply::Message(message)) => match read_answer(&message, &call, id, &self.tools) {
                 Ok(envelope) => Ok(envelope),
@@ -494,7 +500,10 @@ fn call_line(id: i64, call: &SubjectCall) -> String {
 /// `execute.auth` of `callproof/1`, exactly as that protocol writes it.
 fn auth_of(call: &SubjectCall) -> Value {
     let line = protocol::execute(String::new(), call.clone()).to_line();
-    serde_json::from_str::<Value>(&line).ok().and_then(|mut execute| execute.get_mut("auth").map(Value::take)).unwrap_or(Value::Null)
+    serde_json::from_str::<Value>(&line)
+        .ok()
+        .and_then(|mut execute| execute.get_mut("auth").map(Value::take))
+        .unwrap_or(Value::Null)
 }
 
 /// What a dropped line reads as: no envelope at all (`envelope-schema` and the refusal checks fail on it).
@@ -565,7 +574,11 @@ fn is_envelope(value: &Value) -> bool {
 
 /// Reads the server's stdout: each response to its waiting request, errors with `id: null` kept as strays,
 /// notifications and requests of the server ignored; anything else breaks the connection.
-async fn read_messages(mut stdout: impl AsyncBufRead + Unpin, shared: Arc<Mutex<Shared>>, strays: Arc<Mutex<Vec<Value>>>) {
+async fn read_messages(
+    mut stdout: impl AsyncBufRead + Unpin,
+    shared: Arc<Mutex<Shared>>,
+    strays: Arc<Mutex<Vec<Value>>>,
+) {
     loop {
         let line = match process::read_line(&mut stdout).await {
             Ok(Some(line)) => line,
@@ -630,7 +643,10 @@ mod tests {
         assert_eq!((message["id"].as_i64(), message["method"].as_str()), (Some(7), Some("tools/call")));
         let context = &message["params"]["_meta"][CONTEXT_KEY];
         assert_eq!((context["call_id"].as_str(), context["attempt"].as_u64()), (Some("call_1"), Some(2)));
-        assert_eq!((context["budget_ms"].as_u64(), context["business_request_id"].as_str()), (Some(1500), Some("br_1")));
+        assert_eq!(
+            (context["budget_ms"].as_u64(), context["business_request_id"].as_str()),
+            (Some(1500), Some("br_1"))
+        );
         assert_eq!(context["auth"]["tenant_id"], "t_acme");
     }
 
@@ -688,7 +704,10 @@ mod schema_tests {
         for code in [-32602, -32603] {
             let message = json!({"jsonrpc": "2.0", "id": 1, "error": {"code": code, "message": "x"}});
             let envelope = read_answer(&message, &call, 1, &BTreeSet::new()).expect("an envelope");
-            let errors: Vec<String> = validator.iter_errors(&envelope).map(|error| format!("{} {error}", error.instance_path().as_str())).collect();
+            let errors: Vec<String> = validator
+                .iter_errors(&envelope)
+                .map(|error| format!("{} {error}", error.instance_path().as_str()))
+                .collect();
             assert!(errors.is_empty(), "{code}: {errors:?} {envelope}");
         }
     }

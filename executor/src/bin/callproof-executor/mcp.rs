@@ -96,7 +96,7 @@ pub(crate) async fn serve(options: Options) -> Result<(), String> {
             }
         };
         while calls.try_join_next().is_some() {}
-        match answer(&line) {
+        match answer(&line, durable) {
             Answer::Nothing => {}
             Answer::Now(message) => {
                 let _ = lines.send(message);
@@ -139,7 +139,7 @@ enum Answer {
     Execute(Value, Box<Request>, Option<String>),
 }
 
-fn answer(line: &str) -> Answer {
+fn answer(line: &str, durable: bool) -> Answer {
     let Ok(message) = serde_json::from_str::<Value>(line) else {
         return Answer::Now(refusal(&Value::Null, Refusal(-32700, "Parse error".to_owned())));
     };
@@ -161,7 +161,7 @@ fn answer(line: &str) -> Answer {
     };
     let Some(id) = id else { return Answer::Nothing };
     let result = match method {
-        "initialize" => Ok(initialize(members.get("params"))),
+        "initialize" => Ok(initialize(members.get("params"), durable)),
         "ping" => Ok(json!({})),
         "tools/list" => Ok(json!({"tools": tool_list()})),
         "tools/call" => match call(line, &id) {
@@ -180,12 +180,17 @@ fn refusal(id: &Value, Refusal(code, message): Refusal) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
 }
 
-fn initialize(params: Option<&Value>) -> Value {
+/// The `initialize` result; a durable store is declared as docs/mcp.md says (`experimental`), so crash
+/// scenarios are judged rather than expected to fail.
+fn initialize(params: Option<&Value>, durable: bool) -> Value {
     let asked = params.and_then(|params| params.get("protocolVersion")).and_then(Value::as_str);
     let version = asked.filter(|asked| VERSIONS.contains(asked)).unwrap_or(VERSIONS[0]);
     json!({
         "protocolVersion": version,
-        "capabilities": {"tools": {"listChanged": false}},
+        "capabilities": {
+            "tools": {"listChanged": false},
+            "experimental": {"io.callproof/conformance-app": {"features": if durable { vec!["durable_store"] } else { vec![] }}},
+        },
         "serverInfo": {"name": "callproof-executor", "version": env!("CARGO_PKG_VERSION")},
         "instructions": "The callproof conformance app; each result's structuredContent is a callproof envelope.",
     })
@@ -240,7 +245,8 @@ fn call(line: &str, id: &Value) -> Result<(Request, Option<String>), Refusal> {
         Some(Ok(CallParams { arguments: None })) | None => "{}".to_owned(),
         Some(Err(error)) => return Err(invalid(error.to_string())),
     };
-    let refused = (!text.trim_start().starts_with('{')).then(|| "Invalid params: arguments is not an object".to_owned());
+    let refused =
+        (!text.trim_start().starts_with('{')).then(|| "Invalid params: arguments is not an object".to_owned());
     let context = match params.get("_meta").and_then(|meta| meta.get("io.callproof/context")) {
         None => Context::default(),
         Some(context) => Context::deserialize(context)
@@ -296,7 +302,7 @@ mod tests {
     use callproof_executor::request::Arguments;
 
     fn code(line: &str) -> Option<i64> {
-        match answer(line) {
+        match answer(line, false) {
             Answer::Now(message) => message["error"]["code"].as_i64(),
             _ => None,
         }
@@ -310,21 +316,18 @@ mod tests {
         assert_eq!(code(r#"{"jsonrpc":"2.0","id":1,"method":"nope"}"#), Some(-32601));
         let text_arguments =
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_order","arguments":"x"}}"#;
-        let Answer::Execute(_, _, refused) = answer(text_arguments) else { panic!("decoded first") };
+        let Answer::Execute(_, _, refused) = answer(text_arguments, false) else { panic!("decoded first") };
         assert!(refused.is_some_and(|why| why.contains("not an object")), "answered -32602 with the envelope");
         let null = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_order","arguments":null}}"#;
-        let Answer::Execute(_, request, refused) = answer(null) else { panic!("decoded first") };
+        let Answer::Execute(_, request, refused) = answer(null, false) else { panic!("decoded first") };
         assert_eq!((request.call.arguments, refused.is_some()), (Arguments::Raw("null".to_owned()), true));
-        assert!(matches!(
-            answer(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#),
-            Answer::Nothing
-        ));
+        assert!(matches!(answer(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#, false), Answer::Nothing));
     }
 
     #[test]
     fn the_argument_text_reaches_the_executor_byte_for_byte_with_the_meta_context() {
         let line = r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"get_order","_meta":{"io.callproof/context":{"call_id":"c1","attempt":2,"auth":{"subject_id":"u","tenant_id":"t","identity":{"valid":true}}}},"arguments":{"order_id":"ord_1","order_id":"ord_2"}}}"#;
-        let Answer::Execute(id, request, None) = answer(line) else { panic!("not a call") };
+        let Answer::Execute(id, request, None) = answer(line, false) else { panic!("not a call") };
         assert_eq!(id, json!(3));
         assert_eq!(request.call, ToolCall::raw("c1", "get_order", r#"{"order_id":"ord_1","order_id":"ord_2"}"#));
         assert_eq!((request.attempt, request.auth.subject_id.as_str()), (2, "u"));
@@ -333,7 +336,7 @@ mod tests {
     #[test]
     fn without_meta_the_fixed_stdio_context_is_used() {
         let line = r#"{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"get_order","arguments":{}}}"#;
-        let Answer::Execute(_, request, None) = answer(line) else { panic!("not a call") };
+        let Answer::Execute(_, request, None) = answer(line, false) else { panic!("not a call") };
         assert_eq!(request.auth.subject_id, "stdio_user");
         assert!(request.auth.scopes.contains("orders:read"));
         assert_eq!(request.call.call_id, "mcp_a");

@@ -1,0 +1,196 @@
+//! `callproof conform --mcp`: the scenario suite with the executor as an MCP server over stdio (docs/mcp.md,
+//! Part 1).
+//!
+//! Rule enforced here: the reference `callproof-executor --mcp` passes a subset of every kind of scenario
+//! (idempotency, auth, decode, a burst, a crash over a durable store) with no failure; its known failures
+//! (refusals that only a -32700 can carry) are exactly the committed baseline, so a fix shows up as stale; a
+//! mutant over MCP fails the checks it is meant to; and the official Python SDK server's mistakes (duplicate
+//! keys and `"100"` accepted and executed, a malformed line dropped, an unknown tool answered without an
+//! envelope) are seen. The SDK server is skipped with a loud SKIPPED line when its venv is missing, as in
+//! mcp_sdk_servers.rs.
+
+mod process_support;
+
+use callproof_executor::{AuthContext, ToolCall};
+use callproof_harness::conform::{self, Options, Profile, ScenarioResult, Status};
+use callproof_harness::corpus::Corpus;
+use callproof_harness::mcp::McpFactory;
+use callproof_harness::scenario::Scenario;
+use callproof_harness::subject::{SubjectCall, SubjectFactory};
+use process_support::{REQUIRE_VAR, TempDir, executor_binary, repo, run_callproof};
+use serde_json::Value;
+use std::collections::BTreeSet;
+use std::io::Write;
+use std::sync::Arc;
+use std::time::Duration;
+
+const PYTHON: &str = "target/mcp-python-venv/bin/python";
+
+fn scenarios(names: &[&str]) -> Vec<Scenario> {
+    let paths: Vec<_> = names.iter().map(|name| repo().join("scenarios").join(format!("{name}.toml"))).collect();
+    Scenario::discover(&paths).expect("the scenarios load")
+}
+
+/// `"<reference binary> --mcp <args>"`, quoted for the command splitter.
+fn reference_mcp(args: &str) -> String {
+    format!("'{}' --mcp {args}", executor_binary().display())
+}
+
+async fn run(command: &str, names: &[&str]) -> conform::Report {
+    let factory = Arc::new(McpFactory::new(command).expect("a command"));
+    let capabilities = factory.probe().await.expect("the server starts");
+    let options = Options { profile: Profile::All, jobs: 4, ..Options::default() };
+    conform::run(factory, scenarios(names), Corpus::shipped(), &options, Some(capabilities), &|_: &ScenarioResult| {})
+        .await
+        .expect("the options are valid")
+}
+
+/// The checks that failed (as required failures), as `scenario check` lines.
+fn failed(report: &conform::Report) -> BTreeSet<String> {
+    report
+        .scenarios
+        .iter()
+        .flat_map(|scenario| {
+            scenario
+                .checks
+                .iter()
+                .filter(|check| check.status == Status::Fail)
+                .map(move |check| format!("{} {}", scenario.id, check.id))
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_reference_over_mcp_passes_idempotency_auth_decode_burst_and_crash_scenarios() {
+    let dir = TempDir::new();
+    let command = reference_mcp(&format!("--store sqlite:{}", dir.join("mcp.sqlite3").display()));
+    let names = [
+        "idempotency/duplicate_refund_after_lost_response",
+        "idempotency/burst_of_identical_calls",
+        "idempotency/crash_after_commit",
+        "auth/missing_scope",
+        "auth/identity_invalid_or_expired",
+        "auth/foreign_order_forbidden",
+        "auth/approval_bound_to_arguments",
+        "auth/tool_not_allowed",
+        "decode/duplicate_keys",
+        "decode/string_for_integer",
+        "decode/unknown_tool",
+        "decode/unknown_field_is_admin",
+        "decode/parsed_arguments",
+    ];
+    let report = run(&command, &names).await;
+    assert!(report.passed(), "{}", conform::human::human(&report));
+    assert!(failed(&report).is_empty(), "{:?}", failed(&report));
+    let judged: Vec<&str> =
+        report.scenarios.iter().filter(|s| s.status == Status::Pass).map(|s| s.id.as_str()).collect();
+    assert_eq!(judged.len(), names.len(), "every scenario judged (none skipped, none expected to fail): {judged:?}");
+    let capabilities = report.executor.capabilities.as_ref().expect("probed");
+    assert!(capabilities.has("durable_store"), "declared in initialize's experimental capabilities");
+}
+
+#[test]
+fn the_reference_over_mcp_fails_the_malformed_corpus_only_where_its_baseline_says() {
+    let command = reference_mcp("--store memory");
+    let ran = run_callproof(&[
+        "conform",
+        "scenarios/decode/malformed_corpus.toml",
+        "scenarios/decode/truncated_arguments.toml",
+        "--mcp",
+        &command,
+        "--baseline",
+        "fixtures/mcp/conform-reference.baseline",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(ran.code, 0, "{}\n{}", ran.stdout, ran.stderr);
+    let report: Value = serde_json::from_str(&ran.stdout).expect("a JSON report");
+    assert_eq!(report["stale_baseline"], Value::Array(Vec::new()), "a baseline line passes now: remove it");
+    assert!(report["executor"]["subject"].as_str().is_some_and(|name| name.starts_with("mcp: ")), "{report}");
+}
+
+#[test]
+fn mcp_and_executor_are_one_or_the_other() {
+    let both = run_callproof(&["conform", "--executor", "x", "--mcp", "y"]);
+    assert_eq!(both.code, 2, "{}", both.stderr);
+    let neither = run_callproof(&["conform"]);
+    assert_eq!(neither.code, 2, "{}", neither.stderr);
+    let missing = run_callproof(&["conform", "--mcp", "./no/such/server"]);
+    assert_eq!(missing.code, 3, "{}", missing.stderr);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mutants_over_mcp_fail_the_checks_they_are_meant_to() {
+    for (mutant, scenario, meant) in [
+        ("key-from-call-id", "idempotency/duplicate_refund_after_lost_response", ["same-key", "single-effect"]),
+        ("coercing-decoder", "decode/string_for_integer", ["expectations", "malformed-input-refused"]),
+    ] {
+        let report = run(&reference_mcp(&format!("--store memory --mutant {mutant}")), &[scenario]).await;
+        let failed = failed(&report);
+        for check in meant {
+            assert!(failed.contains(&format!("{scenario} {check}")), "{mutant} slipped past {check}: {failed:?}");
+        }
+    }
+}
+
+/// Whether the Python SDK server's venv exists; a loud SKIPPED line when not (a failure under CI).
+fn python_installed() -> bool {
+    if repo().join(PYTHON).exists() {
+        return true;
+    }
+    assert!(std::env::var(REQUIRE_VAR).as_deref() != Ok("1"), "{PYTHON} is missing and {REQUIRE_VAR}=1");
+    let _ = writeln!(
+        std::io::stderr(),
+        "SKIPPED: the Python SDK server (examples/mcp-python) through conform --mcp: {PYTHON} is missing \
+         (scripts/test, or: python3 -m venv target/mcp-python-venv && target/mcp-python-venv/bin/pip install -r \
+         examples/mcp-python/requirements.txt; set {REQUIRE_VAR}=1 to fail instead)"
+    );
+    false
+}
+
+fn python_server() -> String {
+    format!("'{}' '{}'", repo().join(PYTHON).display(), repo().join("examples/mcp-python/server.py").display())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_python_sdk_server_executes_duplicate_keys_and_coerced_numbers() {
+    if !python_installed() {
+        return;
+    }
+    let report = run(&python_server(), &["decode/duplicate_keys", "decode/string_for_integer"]).await;
+    let failed = failed(&report);
+    for wrong in [
+        // {"amount":30,"amount":3000} (a valid value twice): the SDK keeps the last and refunds.
+        "decode/duplicate_keys malformed-input-refused",
+        "decode/duplicate_keys expectations",
+        // "amount":"100" is coerced to 100 by pydantic and refunded.
+        "decode/string_for_integer malformed-input-refused",
+        "decode/string_for_integer expectations",
+    ] {
+        assert!(failed.contains(wrong), "the Python SDK server no longer fails {wrong}: {failed:?}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_python_sdk_server_drops_a_malformed_line_and_answers_an_unknown_tool_without_an_envelope() {
+    if !python_installed() {
+        return;
+    }
+    let factory = McpFactory::new(&python_server()).expect("a command");
+    let subject = factory.start("http://127.0.0.1:9").await.expect("the server starts");
+    let call = |name: &str, text: &str| SubjectCall {
+        call: ToolCall::raw("call_1", name, text),
+        auth: AuthContext::new("u_alice", "t_acme", &["refunds:write"]),
+        business_request_id: Some("br_1".into()),
+        attempt: 1,
+        budget: Duration::from_secs(5),
+    };
+    let truncated = subject.execute(call("refund_order", r#"{"order_id":"ord_123","amount":"#)).await;
+    let unknown = subject.execute(call("refund_orders", "{}")).await;
+    subject.stop().await;
+    let truncated = truncated.expect("the server survives the line");
+    assert_eq!(truncated["mcp"], "dropped", "no -32700 for a line that is not JSON: {truncated}");
+    let unknown = unknown.expect("an answer");
+    assert_eq!(unknown["mcp"], "no envelope", "{unknown}");
+    assert_eq!(unknown["result"]["isError"], true, "a tool result, not -32602: {unknown}");
+}

@@ -76,15 +76,15 @@ pub(crate) fn started(runtime: &tokio::runtime::Runtime, factory: &ProcessFactor
 
 /// The subject kind the options name: the one place a new kind is added.
 enum Subject {
-    Process(ProcessFactory),
-    Mcp(McpFactory),
+    Process(Box<ProcessFactory>),
+    Mcp(Box<McpFactory>),
 }
 
 impl Subject {
     fn new(executor: Option<&str>, mcp: Option<&str>, features: Vec<String>) -> Result<Subject, Error> {
         match (executor, mcp) {
-            (_, Some(command)) => Ok(Subject::Mcp(McpFactory::new(command)?.with_features(features))),
-            (Some(command), None) => Ok(Subject::Process(ProcessFactory::new(command)?)),
+            (_, Some(command)) => Ok(Subject::Mcp(Box::new(McpFactory::new(command)?.with_features(features)))),
+            (Some(command), None) => Ok(Subject::Process(Box::new(ProcessFactory::new(command)?))),
             // clap's group requires one of them.
             (None, None) => Err(Error::Usage("give --executor COMMAND or --mcp COMMAND".to_owned())),
         }
@@ -95,11 +95,11 @@ impl Subject {
         Ok(match self {
             Subject::Process(factory) => {
                 let capabilities = factory.probe().await?;
-                (Arc::new(factory), Some(capabilities))
+                (Arc::new(*factory), Some(capabilities))
             }
             Subject::Mcp(factory) => {
                 let capabilities = factory.probe().await?;
-                (Arc::new(factory), Some(capabilities))
+                (Arc::new(*factory), Some(capabilities))
             }
         })
     }

@@ -143,11 +143,11 @@ impl ProcessFactory {
     pub async fn start_session(&self, downstream_url: &str, session: &str) -> Result<Arc<dyn Subject>, SubjectError> {
         let hello = self.hello(downstream_url, session);
         let (instance, _) = Instance::spawn(&self.argv, &self.options, &hello).await?;
-        Ok(Arc::new(ProcessSubject {
+        Ok(Arc::new(Restartable {
             argv: self.argv.clone(),
             options: self.options.clone(),
-            hello,
-            instance: tokio::sync::Mutex::new(Arc::new(instance)),
+            start: hello,
+            current: tokio::sync::Mutex::new(Arc::new(instance)),
         }))
     }
 
@@ -212,29 +212,47 @@ pub(crate) fn support(scenario: &Scenario, capabilities: Option<&Capabilities>, 
     Support::Full
 }
 
-/// One scenario's executor: the current process, replaced on restart.
-struct ProcessSubject {
-    argv: Vec<String>,
-    options: ProcessOptions,
-    hello: Hello,
-    instance: tokio::sync::Mutex<Arc<Instance>>,
+/// A running executor process of one kind (`callproof/1`, MCP): started with what `Start` holds, killed, stopped.
+#[async_trait]
+pub(crate) trait Running: Send + Sync + Sized + 'static {
+    /// What starting one needs besides the command and the options (the `hello`, the environment).
+    type Start: Send + Sync;
+
+    /// Starts the process and does its handshake.
+    async fn start(argv: &[String], options: &ProcessOptions, start: &Self::Start) -> Result<Self, SubjectError>;
+
+    /// One call, answered within its budget plus `margin`.
+    async fn execute(&self, call: SubjectCall, margin: Duration) -> Result<Value, SubjectError>;
+
+    /// SIGKILL, then reap.
+    async fn kill(&self);
+
+    /// Closes stdin, waits up to `grace` for the exit, then kills.
+    async fn stop(&self, grace: Duration);
+}
+
+/// One scenario's executor: the current process, replaced on restart with the same command and start (so the
+/// same session, and a durable store carries its records over).
+pub(crate) struct Restartable<R: Running> {
+    pub(crate) argv: Vec<String>,
+    pub(crate) options: ProcessOptions,
+    pub(crate) start: R::Start,
+    pub(crate) current: tokio::sync::Mutex<Arc<R>>,
 }
 
 #[async_trait]
-impl Subject for ProcessSubject {
+impl<R: Running> Subject for Restartable<R> {
     async fn execute(&self, call: SubjectCall) -> Result<Value, SubjectError> {
-        let instance = self.instance.lock().await.clone();
-        instance.execute(call, self.options.answer_margin).await
+        let current = self.current.lock().await.clone();
+        current.execute(call, self.options.answer_margin).await
     }
 
     async fn inject(&self, fault: SubjectFault, on: bool) -> Result<(), SubjectError> {
         match (fault, on) {
-            (SubjectFault::Kill, true) => self.instance.lock().await.kill().await,
-            // Restarted with the same command and session, so a durable store carries its records over.
+            (SubjectFault::Kill, true) => self.current.lock().await.kill().await,
             (SubjectFault::Kill, false) => {
-                let mut current = self.instance.lock().await;
-                let (instance, _) = Instance::spawn(&self.argv, &self.options, &self.hello).await?;
-                *current = Arc::new(instance);
+                let mut current = self.current.lock().await;
+                *current = Arc::new(R::start(&self.argv, &self.options, &self.start).await?);
             }
             (SubjectFault::StoreOutage, _) => {
                 return Err(SubjectError::Unsupported(format!("an executor process offers no control for a {fault}")));
@@ -244,8 +262,29 @@ impl Subject for ProcessSubject {
     }
 
     async fn stop(&self) {
-        let instance = self.instance.lock().await.clone();
-        instance.stop(self.options.stop_grace).await;
+        let current = self.current.lock().await.clone();
+        current.stop(self.options.stop_grace).await;
+    }
+}
+
+#[async_trait]
+impl Running for Instance {
+    type Start = Hello;
+
+    async fn start(argv: &[String], options: &ProcessOptions, hello: &Hello) -> Result<Instance, SubjectError> {
+        Ok(Instance::spawn(argv, options, hello).await?.0)
+    }
+
+    async fn execute(&self, call: SubjectCall, margin: Duration) -> Result<Value, SubjectError> {
+        Instance::execute(self, call, margin).await
+    }
+
+    async fn kill(&self) {
+        self.handles.kill().await;
+    }
+
+    async fn stop(&self, grace: Duration) {
+        self.handles.stop(grace).await;
     }
 }
 
@@ -272,13 +311,62 @@ pub(crate) struct Shared {
 
 /// One running process.
 struct Instance {
-    command: String,
-    child: tokio::sync::Mutex<Child>,
-    stdin: tokio::sync::Mutex<Option<ChildStdin>>,
+    handles: Handles,
     shared: Arc<Mutex<Shared>>,
-    stderr: Tail,
     next_id: AtomicU64,
-    reader: tokio::task::JoinHandle<()>,
+}
+
+/// What every running process subject holds: the child, its stdin, its stderr's tail, and the task reading
+/// its stdout (aborted when the handles go).
+pub(crate) struct Handles {
+    /// The command, its words quoted where they need it.
+    pub(crate) command: String,
+    pub(crate) child: tokio::sync::Mutex<Child>,
+    pub(crate) stdin: tokio::sync::Mutex<Option<ChildStdin>>,
+    pub(crate) stderr: Tail,
+    pub(crate) reader: tokio::task::JoinHandle<()>,
+}
+
+impl Handles {
+    /// The handles of a started process whose stdout `reader` reads.
+    pub(crate) fn new(
+        command: String,
+        child: Child,
+        stdin: ChildStdin,
+        stderr: Tail,
+        reader: tokio::task::JoinHandle<()>,
+    ) -> Handles {
+        let (child, stdin) = (tokio::sync::Mutex::new(child), tokio::sync::Mutex::new(Some(stdin)));
+        Handles { command, child, stdin, stderr, reader }
+    }
+
+    /// The [`SubjectError`] for a break ([`broken`]).
+    pub(crate) async fn error(&self, why: Break) -> SubjectError {
+        broken(&self.command, &self.child, &self.stderr, why).await
+    }
+
+    /// SIGKILL, then reap.
+    pub(crate) async fn kill(&self) {
+        let mut child = self.child.lock().await;
+        let _ = child.kill().await;
+        self.reader.abort();
+    }
+
+    /// Closes stdin, waits up to `grace` for the exit, then kills.
+    pub(crate) async fn stop(&self, grace: Duration) {
+        drop(self.stdin.lock().await.take());
+        let mut child = self.child.lock().await;
+        if tokio::time::timeout(grace, child.wait()).await.is_err() {
+            let _ = child.kill().await;
+        }
+        self.reader.abort();
+    }
+}
+
+impl Drop for Handles {
+    fn drop(&mut self) {
+        self.reader.abort();
+    }
 }
 
 /// Why `program` did not start; when it names a file of the current folder but has no `/`, the operating
@@ -394,15 +482,8 @@ impl Instance {
 
         let shared = Arc::new(Mutex::new(Shared::default()));
         let reader = tokio::spawn(read_answers(stdout, shared.clone()));
-        let instance = Instance {
-            command,
-            child: tokio::sync::Mutex::new(child),
-            stdin: tokio::sync::Mutex::new(Some(stdin)),
-            shared,
-            stderr,
-            next_id: AtomicU64::new(1),
-            reader,
-        };
+        let handles = Handles::new(command, child, stdin, stderr, reader);
+        let instance = Instance { handles, shared, next_id: AtomicU64::new(1) };
         Ok((instance, capabilities))
     }
 
@@ -422,7 +503,7 @@ impl Instance {
         }
         let line = protocol::execute(id.clone(), call).to_line();
         let written = {
-            let mut stdin = self.stdin.lock().await;
+            let mut stdin = self.handles.stdin.lock().await;
             match stdin.as_mut() {
                 Some(stdin) => match stdin.write_all(line.as_bytes()).await {
                     Ok(()) => stdin.flush().await,
@@ -448,30 +529,7 @@ impl Instance {
 
     /// The [`SubjectError`] for a break, with the exit status if the process is gone, and the stderr tail.
     async fn error(&self, why: Break) -> SubjectError {
-        broken(&self.command, &self.child, &self.stderr, why).await
-    }
-
-    /// SIGKILL, then reap.
-    async fn kill(&self) {
-        let mut child = self.child.lock().await;
-        let _ = child.kill().await;
-        self.reader.abort();
-    }
-
-    /// Closes stdin, waits up to `grace` for the exit, then kills.
-    async fn stop(&self, grace: Duration) {
-        drop(self.stdin.lock().await.take());
-        let mut child = self.child.lock().await;
-        if tokio::time::timeout(grace, child.wait()).await.is_err() {
-            let _ = child.kill().await;
-        }
-        self.reader.abort();
-    }
-}
-
-impl Drop for Instance {
-    fn drop(&mut self) {
-        self.reader.abort();
+        self.handles.error(why).await
     }
 }
 

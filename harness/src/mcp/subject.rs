@@ -7,11 +7,13 @@
 //! the refusal it stands for, anything else as no envelope at all. As for `callproof/1` processes, every wait
 //! is bounded and a break fails every call in flight with the tail of the server's stderr.
 
-use crate::process::{self, Break, Piped, ProcessFactory, ProcessOptions, Shared, Tail, fail, lock};
+use crate::process::{
+    self, Break, Handles, Piped, ProcessFactory, ProcessOptions, Restartable, Running, Shared, fail, lock,
+};
 use crate::protocol::{self, Capabilities, excerpt};
 use crate::scenario::Scenario;
 use crate::shell;
-use crate::subject::{Subject, SubjectCall, SubjectError, SubjectFactory, SubjectFault, Support};
+use crate::subject::{Subject, SubjectCall, SubjectError, SubjectFactory, Support};
 use async_trait::async_trait;
 use callproof_executor::app::catalog;
 use callproof_executor::envelope::{Envelope, Meta};
@@ -24,7 +26,6 @@ use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 use tokio::io::{AsyncBufRead, AsyncWriteExt};
-use tokio::process::{Child, ChildStdin};
 use tokio::sync::{OnceCell, RwLock, oneshot};
 
 /// The MCP revision spoken: the legacy handshake (`initialize`, `notifications/initialized`).
@@ -161,67 +162,48 @@ impl SubjectFactory for McpFactory {
     async fn start(&self, downstream_url: &str) -> Result<Arc<dyn Subject>, SubjectError> {
         let env = self.env(downstream_url, &self.process.new_session()).await?;
         let (connection, _) = Connection::start(self.process.argv(), self.options(), &env).await?;
-        Ok(Arc::new(McpSubject {
+        Ok(Arc::new(Restartable {
             argv: self.process.argv().to_vec(),
             options: self.options().clone(),
-            env,
-            connection: tokio::sync::Mutex::new(Arc::new(connection)),
+            start: env,
+            current: tokio::sync::Mutex::new(Arc::new(connection)),
         }))
     }
 }
 
-/// One scenario's server: the current process, replaced on restart.
-struct McpSubject {
-    argv: Vec<String>,
-    options: ProcessOptions,
-    env: Vec<(String, String)>,
-    connection: tokio::sync::Mutex<Arc<Connection>>,
-}
-
 #[async_trait]
-impl Subject for McpSubject {
-    async fn execute(&self, call: SubjectCall) -> Result<Value, SubjectError> {
-        let connection = self.connection.lock().await.clone();
-        connection.call(call, self.options.answer_margin).await
+impl Running for Connection {
+    /// The server's environment: the same on a restart, so the same session.
+    type Start = Vec<(String, String)>;
+
+    async fn start(argv: &[String], options: &ProcessOptions, env: &Self::Start) -> Result<Connection, SubjectError> {
+        Ok(Connection::start(argv, options, env).await?.0)
     }
 
-    async fn inject(&self, fault: SubjectFault, on: bool) -> Result<(), SubjectError> {
-        match (fault, on) {
-            (SubjectFault::Kill, true) => self.connection.lock().await.kill().await,
-            // The same command and environment (so the same session), then the handshake again.
-            (SubjectFault::Kill, false) => {
-                let mut current = self.connection.lock().await;
-                let (connection, _) = Connection::start(&self.argv, &self.options, &self.env).await?;
-                *current = Arc::new(connection);
-            }
-            (SubjectFault::StoreOutage, _) => {
-                return Err(SubjectError::Unsupported(format!("an MCP server offers no control for a {fault}")));
-            }
-        }
-        Ok(())
+    async fn execute(&self, call: SubjectCall, margin: Duration) -> Result<Value, SubjectError> {
+        self.call(call, margin).await
     }
 
-    async fn stop(&self) {
-        let connection = self.connection.lock().await.clone();
-        connection.stop(self.options.stop_grace).await;
+    async fn kill(&self) {
+        self.handles.kill().await;
+    }
+
+    async fn stop(&self, grace: Duration) {
+        self.handles.stop(grace).await;
     }
 }
 
 /// One running server and the JSON-RPC connection over its stdio.
 struct Connection {
-    command: String,
-    child: tokio::sync::Mutex<Child>,
-    stdin: tokio::sync::Mutex<Option<ChildStdin>>,
+    handles: Handles,
     shared: Arc<Mutex<Shared>>,
     /// Errors with `id: null` read since the last line that was not JSON.
     strays: Arc<Mutex<Vec<Value>>>,
-    stderr: Tail,
     next_id: AtomicI64,
     /// Calls whose line is JSON share it; a line that is not JSON takes it alone, so that an error with
     /// `id: null` can only be its answer.
     gate: RwLock<()>,
     tools: BTreeSet<String>,
-    reader: tokio::task::JoinHandle<()>,
 }
 
 impl Connection {
@@ -235,17 +217,14 @@ impl Connection {
         let shared = Arc::new(Mutex::new(Shared::default()));
         let strays = Arc::new(Mutex::new(Vec::new()));
         let reader = tokio::spawn(read_messages(stdout, shared.clone(), strays.clone()));
+        let handles = Handles::new(command, child, stdin, stderr, reader);
         let mut connection = Connection {
-            command,
-            child: tokio::sync::Mutex::new(child),
-            stdin: tokio::sync::Mutex::new(Some(stdin)),
+            handles,
             shared,
             strays,
-            stderr,
             next_id: AtomicI64::new(1),
             gate: RwLock::new(()),
             tools: BTreeSet::new(),
-            reader,
         };
         let handshake = tokio::time::timeout(options.start_timeout, connection.handshake()).await;
         let why = match handshake {
@@ -261,12 +240,11 @@ impl Connection {
     }
 
     async fn failed_start(&self, why: String) -> SubjectError {
-        let error = process::broken(&self.command, &self.child, &self.stderr, Break::Closed).await;
-        let (exited, stderr_tail) = match error {
+        let (exited, stderr_tail) = match self.handles.error(Break::Closed).await {
             SubjectError::Exited { status, stderr_tail } => (status, stderr_tail),
-            _ => (None, self.stderr.lines()),
+            _ => (None, self.handles.stderr.lines()),
         };
-        SubjectError::Handshake { command: self.command.clone(), why, exited, stderr_tail }
+        SubjectError::Handshake { command: self.handles.command.clone(), why, exited, stderr_tail }
     }
 
     async fn handshake(&self) -> Result<Capabilities, String> {
@@ -341,7 +319,7 @@ impl Connection {
     }
 
     async fn send(&self, line: &str) -> Result<(), String> {
-        let mut stdin = self.stdin.lock().await;
+        let mut stdin = self.handles.stdin.lock().await;
         let Some(stdin) = stdin.as_mut() else { return Err("its stdin is closed".to_owned()) };
         let mut bytes = Vec::with_capacity(line.len() + 1);
         bytes.extend_from_slice(line.as_bytes());
@@ -430,29 +408,7 @@ impl Connection {
     }
 
     async fn error(&self, why: Break) -> SubjectError {
-        process::broken(&self.command, &self.child, &self.stderr, why).await
-    }
-
-    /// SIGKILL, then reap.
-    async fn kill(&self) {
-        let _ = self.child.lock().await.kill().await;
-        self.reader.abort();
-    }
-
-    /// Closes stdin, waits up to `grace` for the exit, then kills.
-    async fn stop(&self, grace: Duration) {
-        drop(self.stdin.lock().await.take());
-        let mut child = self.child.lock().await;
-        if tokio::time::timeout(grace, child.wait()).await.is_err() {
-            let _ = child.kill().await;
-        }
-        self.reader.abort();
-    }
-}
-
-impl Drop for Connection {
-    fn drop(&mut self) {
-        self.reader.abort();
+        self.handles.error(why).await
     }
 }
 

@@ -671,6 +671,27 @@ mod tests {
         assert!(error.starts_with("its first line is a line that is not JSON"), "{error}");
     }
 
+    #[test]
+    fn a_scenario_calling_a_tool_the_executor_does_not_list_is_skipped_with_where_it_looked() {
+        let scenarios = crate::shipped::scenarios().expect("the shipped scenarios load");
+        let scenario =
+            scenarios.iter().find(|scenario| scenario.name == "auth/missing_scope").expect("auth/missing_scope");
+        let all: Vec<String> = catalog().into_iter().map(|entry| entry.spec.name).collect();
+        let capabilities = |tools: Vec<String>| Capabilities {
+            protocol: VERSION.to_owned(),
+            name: "x".to_owned(),
+            version: "1".to_owned(),
+            tools,
+            features: Vec::new(),
+        };
+        assert_eq!(support(scenario, Some(&capabilities(all.clone())), "not in its tools/list"), Support::Full);
+        let fewer: Vec<String> = all.into_iter().filter(|tool| tool != "refund_order").collect();
+        match support(scenario, Some(&capabilities(fewer)), "not in its tools/list") {
+            Support::Skip(why) => assert!(why.contains("`refund_order` (not in its tools/list)"), "{why}"),
+            other => panic!("expected a skip, got {other:?}"),
+        }
+    }
+
     #[tokio::test]
     async fn the_first_break_is_kept_and_fails_every_call_in_flight() {
         let shared = Mutex::new(Shared::default());

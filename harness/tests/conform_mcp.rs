@@ -160,7 +160,7 @@ async fn the_python_sdk_server_executes_duplicate_keys_and_coerced_numbers() {
     let report = run(&python_server(), &["decode/duplicate_keys", "decode/string_for_integer"]).await;
     let failed = failed(&report);
     for wrong in [
-        // {"amount":30,"amount":3000} (a valid value twice): the SDK keeps the last and refunds.
+        // "amount":1,…,"amount":90 (a valid value twice): the SDK keeps the last and refunds.
         "decode/duplicate_keys malformed-input-refused",
         "decode/duplicate_keys expectations",
         // "amount":"100" is coerced to 100 by pydantic and refunded.

@@ -10,6 +10,7 @@
 //! | [`profile`] | one run: the requests in order, each answer turned into findings; the safety rule |
 //! | [`report`] | statuses per check, failures with the request that shows them, human and JSON |
 //! | [`subject`] | `callproof conform --mcp`: the conformance app over MCP, a server as a [`crate::subject::Subject`] |
+//! | [`wire`] | for [`subject`]: the `tools/call` line of one call, and how its answer is read as an envelope |
 //!
 //! Rule enforced here: the profile judges only what the server answered; it never needs the conformance app,
 //! a downstream or a `_meta` of callproof's. docs/mcp.md (Part 2) is the contract. [`subject`] is the other
@@ -23,6 +24,7 @@ pub mod lint;
 pub mod profile;
 pub mod report;
 pub mod subject;
+pub mod wire;
 
 pub use profile::{Calls, Options, run};
 pub use report::Report;

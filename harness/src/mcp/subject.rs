@@ -7,6 +7,7 @@
 //! the refusal it stands for, anything else as no envelope at all. As for `callproof/1` processes, every wait
 //! is bounded and a break fails every call in flight with the tail of the server's stderr.
 
+use super::wire::{call_line, dropped, read_answer};
 use crate::process::{
     self, Break, Handles, Piped, ProcessFactory, ProcessOptions, Restartable, Running, Shared, fail, lock,
 };
@@ -16,9 +17,6 @@ use crate::shell;
 use crate::subject::{Subject, SubjectCall, SubjectError, SubjectFactory, Support};
 use async_trait::async_trait;
 use callproof_executor::app::catalog;
-use callproof_executor::envelope::{Envelope, Meta};
-use callproof_executor::error::{ErrorBody, ErrorCode};
-use callproof_executor::request::Arguments;
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -30,9 +28,6 @@ use tokio::sync::{OnceCell, RwLock, oneshot};
 
 /// The MCP revision spoken: the legacy handshake (`initialize`, `notifications/initialized`).
 pub const REVISION: &str = "2025-11-25";
-
-/// The `_meta` key of the call's context.
-pub const CONTEXT_KEY: &str = "io.callproof/context";
 
 /// Where a server declares the conformance app's features (`durable_store`) in its `initialize` result.
 const FEATURES_KEY: &str = "io.callproof/conformance-app";
@@ -432,102 +427,6 @@ fn describe(why: &Break) -> String {
     }
 }
 
-/// The `tools/call` line of a call: `arguments` last, as the raw text itself (docs/mcp.md, "Raw argument
-/// text"). A raw text's CR and LF are sent as TAB, which JSON reads alike (whitespace outside strings, a
-/// forbidden control character inside), because a newline would end the message.
-fn call_line(id: i64, call: &SubjectCall) -> String {
-    let context = json!({
-        "call_id": call.call.call_id,
-        "business_request_id": call.business_request_id,
-        "attempt": call.attempt,
-        "budget_ms": u64::try_from(call.budget.as_millis()).unwrap_or(u64::MAX),
-        "auth": auth_of(call),
-    });
-    let arguments = match &call.call.arguments {
-        Arguments::Raw(text) => text.replace(['\r', '\n'], "\t"),
-        Arguments::Value(value) => value.to_string(),
-    };
-    let head = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call"}).to_string();
-    let name = Value::String(call.call.name.clone());
-    let meta = json!({ CONTEXT_KEY: context });
-    format!("{},\"params\":{{\"name\":{name},\"_meta\":{meta},\"arguments\":{arguments}}}}}", &head[..head.len() - 1])
-}
-
-/// `execute.auth` of `callproof/1`, exactly as that protocol writes it.
-fn auth_of(call: &SubjectCall) -> Value {
-    let line = protocol::execute(String::new(), call.clone()).to_line();
-    serde_json::from_str::<Value>(&line)
-        .ok()
-        .and_then(|mut execute| execute.get_mut("auth").map(Value::take))
-        .unwrap_or(Value::Null)
-}
-
-/// What a dropped line reads as: no envelope at all (`envelope-schema` and the refusal checks fail on it).
-fn dropped(line: &str) -> Value {
-    json!({"mcp": "dropped", "why": "the server sent no answer to a line that is not JSON and answered the ping after it", "line": excerpt(line, 200)})
-}
-
-/// One answer read as docs/mcp.md's table says; `Err` is a protocol break.
-fn read_answer(message: &Value, call: &SubjectCall, id: i64, tools: &BTreeSet<String>) -> Result<Value, String> {
-    if let Some(result) = message.get("result") {
-        return Ok(envelope_of_result(result));
-    }
-    let error = message.get("error").unwrap_or(&Value::Null);
-    if let Some(envelope) = error.pointer("/data/envelope").filter(|envelope| is_envelope(envelope)) {
-        return Ok(envelope.clone());
-    }
-    let code = error.get("code").and_then(Value::as_i64);
-    let refused = match code {
-        Some(-32700) => ErrorCode::InvalidJson,
-        Some(-32600) => ErrorCode::InvalidArguments,
-        Some(-32602) if !tools.contains(&call.call.name) => ErrorCode::ToolNotFound,
-        Some(-32602) => ErrorCode::InvalidArguments,
-        Some(-32601) => {
-            return Err(format!(
-                "it answered tools/call with -32601 (method not found): {}",
-                excerpt(&message.to_string(), 300)
-            ));
-        }
-        _ => ErrorCode::InternalError,
-    };
-    let meta = Meta {
-        request_id: format!("jsonrpc-{id}"),
-        call_id: call.call.call_id.clone(),
-        attempt: call.attempt,
-        idempotency_key: None,
-        replayed: false,
-        reconciled: false,
-    };
-    let shown = code.map_or_else(|| "without a code".to_owned(), |code| code.to_string());
-    let mut body = ErrorBody::new(refused, format!("the server answered with JSON-RPC error {shown}"));
-    // The one detail the harness knows without the server: the name it sent. The details of the other codes
-    // (where the text broke, why the arguments were refused) are the server's to give in `data.envelope`.
-    if refused == ErrorCode::ToolNotFound {
-        body = body.with("tool", call.call.name.chars().take(64).collect::<String>());
-    }
-    Ok(Envelope::failure(body, meta).to_json())
-}
-
-/// The envelope of a `CallToolResult`: `structuredContent`, else the first text block; the result itself (no
-/// envelope) when neither is one, or when `isError` contradicts the envelope's `ok`.
-fn envelope_of_result(result: &Value) -> Value {
-    let text = || {
-        let text = result.pointer("/content/0/text")?.as_str()?;
-        serde_json::from_str::<Value>(text).ok().filter(is_envelope)
-    };
-    let envelope = result.get("structuredContent").filter(|content| is_envelope(content)).cloned().or_else(text);
-    let Some(envelope) = envelope else { return json!({"mcp": "no envelope", "result": result}) };
-    let is_error = result.get("isError").and_then(Value::as_bool).unwrap_or(false);
-    if envelope.get("ok").and_then(Value::as_bool) == Some(is_error) {
-        return json!({"mcp": "isError contradicts the envelope's ok", "result": result});
-    }
-    envelope
-}
-
-fn is_envelope(value: &Value) -> bool {
-    value.get("ok").is_some_and(Value::is_boolean)
-}
-
 /// Reads the server's stdout: each response to its waiting request, errors with `id: null` kept as strays,
 /// notifications and requests of the server ignored; anything else breaks the connection.
 async fn read_messages(
@@ -568,103 +467,6 @@ async fn read_messages(
                 let why = format!("it answered id {key}, which no open request has: {}", excerpt(&line, 200));
                 return drop(fail(&shared, Break::Wrote(why)));
             }
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use callproof_executor::{AuthContext, ToolCall};
-
-    fn subject_call(name: &str, text: &str) -> SubjectCall {
-        SubjectCall {
-            call: ToolCall::raw("call_1", name, text),
-            auth: AuthContext::new("u_alice", "t_acme", &["refunds:write"]),
-            business_request_id: Some("br_1".into()),
-            attempt: 2,
-            budget: Duration::from_millis(1500),
-        }
-    }
-
-    fn tools() -> BTreeSet<String> {
-        ["refund_order".to_owned()].into_iter().collect()
-    }
-
-    #[test]
-    fn the_raw_text_is_spliced_last_with_the_context_in_meta() {
-        let line = call_line(7, &subject_call("refund_order", r#"{"amount":1,"amount":2.0}"#));
-        assert!(line.ends_with(r#","arguments":{"amount":1,"amount":2.0}}}"#), "{line}");
-        let message: Value = serde_json::from_str(&line).expect("json");
-        assert_eq!((message["id"].as_i64(), message["method"].as_str()), (Some(7), Some("tools/call")));
-        let context = &message["params"]["_meta"][CONTEXT_KEY];
-        assert_eq!((context["call_id"].as_str(), context["attempt"].as_u64()), (Some("call_1"), Some(2)));
-        assert_eq!(
-            (context["budget_ms"].as_u64(), context["business_request_id"].as_str()),
-            (Some(1500), Some("br_1"))
-        );
-        assert_eq!(context["auth"]["tenant_id"], "t_acme");
-    }
-
-    #[test]
-    fn a_text_that_is_not_json_keeps_the_line_invalid_and_on_one_line() {
-        let line = call_line(1, &subject_call("refund_order", "{\"reason\":\"two\nlines\""));
-        assert!(!line.contains('\n'));
-        assert!(serde_json::from_str::<Value>(&line).is_err());
-    }
-
-    #[test]
-    fn json_rpc_errors_read_as_the_refusals_they_stand_for() {
-        let call = subject_call("refund_ordr", "{}");
-        let code = |message: Value, call: &SubjectCall| {
-            read_answer(&message, call, 1, &tools()).map(|envelope| envelope["error"]["code"].clone())
-        };
-        let error = |code: i64| json!({"jsonrpc": "2.0", "id": 1, "error": {"code": code, "message": "x"}});
-        assert_eq!(code(error(-32602), &call), Ok(json!("tool_not_found")));
-        assert_eq!(code(error(-32602), &subject_call("refund_order", "[]")), Ok(json!("invalid_arguments")));
-        assert_eq!(code(error(-32700), &call), Ok(json!("invalid_json")));
-        assert_eq!(code(error(-32603), &call), Ok(json!("internal_error")));
-        assert!(code(error(-32601), &call).is_err(), "tools/call exists: -32601 is a break");
-    }
-
-    #[test]
-    fn the_envelope_comes_from_structured_content_and_must_agree_with_is_error() {
-        let envelope = json!({"ok": false, "error": {"code": "forbidden"}, "meta": {}});
-        let result = json!({"structuredContent": envelope, "isError": true, "content": []});
-        assert_eq!(envelope_of_result(&result), envelope);
-        let text = json!({"content": [{"type": "text", "text": envelope.to_string()}], "isError": true});
-        assert_eq!(envelope_of_result(&text), envelope);
-        let contradicted = json!({"structuredContent": envelope, "isError": false});
-        assert!(!is_envelope(&envelope_of_result(&contradicted)));
-        let opaque = json!({"content": [{"type": "text", "text": "Input validation error"}], "isError": true});
-        assert!(!is_envelope(&envelope_of_result(&opaque)));
-    }
-}
-
-#[cfg(test)]
-mod schema_tests {
-    use super::*;
-    use callproof_executor::{AuthContext, ToolCall};
-
-    #[test]
-    fn a_json_rpc_refusal_reads_as_an_envelope_the_schema_accepts() {
-        let schema: Value = serde_json::from_str(include_str!("../../../docs/envelope.schema.json")).expect("json");
-        let validator = jsonschema::draft202012::options().build(&schema).expect("schema");
-        let call = SubjectCall {
-            call: ToolCall::raw("call_1", "refund_ordr", "{}"),
-            auth: AuthContext::new("u", "t", &[]),
-            business_request_id: None,
-            attempt: 1,
-            budget: Duration::from_millis(100),
-        };
-        for code in [-32602, -32603] {
-            let message = json!({"jsonrpc": "2.0", "id": 1, "error": {"code": code, "message": "x"}});
-            let envelope = read_answer(&message, &call, 1, &BTreeSet::new()).expect("an envelope");
-            let errors: Vec<String> = validator
-                .iter_errors(&envelope)
-                .map(|error| format!("{} {error}", error.instance_path().as_str()))
-                .collect();
-            assert!(errors.is_empty(), "{code}: {errors:?} {envelope}");
         }
     }
 }

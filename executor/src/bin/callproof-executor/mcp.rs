@@ -246,7 +246,7 @@ fn call(line: &str, id: &Value) -> Result<(Request, Option<String>), Refusal> {
         Some(Err(error)) => return Err(invalid(error.to_string())),
     };
     let refused =
-        (!text.trim_start().starts_with('{')).then(|| "Invalid params: arguments is not an object".to_owned());
+        (!text.trim_start().starts_with("{")).then(|| "Invalid params: arguments is not an object".to_owned());
     let context = match params.get("_meta").and_then(|meta| meta.get("io.callproof/context")) {
         None => Context::default(),
         Some(context) => Context::deserialize(context)

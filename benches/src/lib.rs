@@ -190,7 +190,7 @@ pub fn decode_and_key(call: &ToolCall, tools: &Tools, limits: &Limits, auth: &Au
     let key = derive_key(&KeyInput {
         auth,
         tool: &decoded.tool.spec().name,
-        canonical_arguments: &decoded.canonical,
+        arguments_digest: &decoded.arguments_digest,
         business_request_id: None,
         call_id: &call.call_id,
         attempt: 1,

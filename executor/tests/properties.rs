@@ -304,7 +304,7 @@ fn key(tenant: &str, subject: &str, tool: &str, business: Option<&str>, argument
     derive_key(&KeyInput {
         auth: &auth,
         tool,
-        canonical_arguments: arguments,
+        arguments_digest: &callproof_executor::canonical::sha256(arguments.as_bytes()),
         business_request_id: business,
         call_id: call,
         attempt: n,

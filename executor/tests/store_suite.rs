@@ -8,7 +8,7 @@
 mod soak;
 mod store_support;
 
-use callproof_executor::idempotency::{State, Update, Version, is_legal};
+use callproof_executor::idempotency::{RECORD_FORMAT, State, Update, Version, is_legal};
 use callproof_executor::store::{Claim, Locator, OpenError, Opened, SCHEMA_VERSION, Store, StoreError, StoreExt};
 use serde_json::json;
 use soak::Soak;
@@ -18,8 +18,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 use store_support::{
-    Backend, CHILD_NAME, Env, NOW, applied, child_runtime, child_target, claimed, new_record, outcome_for, record_in,
-    set_schema_version, spawn_child,
+    Backend, CHILD_NAME, Env, NOW, applied, child_runtime, child_target, claimed, make_format_one, new_record,
+    outcome_for, record_in, set_schema_version, spawn_child,
 };
 use tokio::io::AsyncWriteExt;
 use tokio::sync::Barrier;
@@ -425,6 +425,28 @@ async fn a_newer_schema_version_is_refused(backend: Backend) {
     assert!(reopened.store().load("before").await.expect("load").is_some());
 }
 
+async fn an_older_store_with_records_is_refused_and_an_empty_one_upgraded(backend: Backend) {
+    let Some(mut env) = Env::open(backend).await else { return };
+    env.close().await;
+    make_format_one(&env.target, true).await;
+    match env.target.open(false).await {
+        Err(refusal @ OpenError::OlderRecords { found, format }) => {
+            assert_eq!((found, format), (1, RECORD_FORMAT));
+            assert!(refusal.to_string().contains("docs/stores.md"), "{refusal}");
+        }
+        Err(other) => panic!("refused for the wrong reason: {other}"),
+        Ok(_) => panic!("opened a store whose records were keyed another way"),
+    }
+    // The refusal changed nothing: refused again.
+    assert!(matches!(env.target.open(false).await, Err(OpenError::OlderRecords { .. })));
+    make_format_one(&env.target, false).await;
+    let upgraded = env.target.open(false).await.expect("an empty older store is upgraded");
+    let record = claimed(&*upgraded.store(), "after", NOW).await;
+    drop(upgraded);
+    let reopened = env.target.open(false).await.expect("the upgraded store opens again");
+    assert_eq!(reopened.store().load("after").await.expect("load"), Some(record));
+}
+
 async fn automatic_expiry_never_removes_in_progress_or_unknown_records(backend: Backend) {
     let Some(mut env) = Env::open(backend).await else { return };
     {
@@ -761,6 +783,7 @@ macro_rules! durable_store {
             close_and_reopen_keeps_every_record,
             a_second_client_sees_and_respects_the_first_clients_records,
             a_newer_schema_version_is_refused,
+            an_older_store_with_records_is_refused_and_an_empty_one_upgraded,
             automatic_expiry_never_removes_in_progress_or_unknown_records,
             claims_race_across_two_processes_with_one_winner_per_key,
             a_writer_killed_mid_write_leaves_only_whole_records

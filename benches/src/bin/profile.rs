@@ -55,7 +55,7 @@ fn main() {
             black_box(derive_key(&KeyInput {
                 auth: &auth,
                 tool: &decoded.tool.spec().name,
-                canonical_arguments: black_box(&decoded.canonical),
+                arguments_digest: black_box(&decoded.arguments_digest),
                 business_request_id: None,
                 call_id: &call.call_id,
                 attempt: 1,

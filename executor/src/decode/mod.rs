@@ -10,7 +10,7 @@ mod schema;
 pub use json::{JsonFault, Position, parse_strict, parse_strict_str};
 pub use schema::{CompiledSchema, SENSITIVE, Violation};
 
-use crate::canonical::{canonical_json, sha256_hex};
+use crate::canonical::{canonical_json, hex, sha256};
 use crate::error::{ErrorBody, ErrorCode};
 use crate::registry::{Registered, Tools};
 use crate::request::{Arguments, ToolCall};
@@ -48,7 +48,9 @@ pub struct Decoded {
     pub arguments: Value,
     /// Canonical JSON of the arguments.
     pub canonical: String,
-    /// Lowercase hex SHA-256 of `canonical`.
+    /// SHA-256 of `canonical`: what the idempotency key is derived from.
+    pub arguments_digest: [u8; 32],
+    /// Lowercase hex of `arguments_digest`.
     pub arguments_hash: String,
 }
 
@@ -137,8 +139,9 @@ pub(crate) fn check_schema(tool: &Registered, arguments: &Value, limits: &Limits
 /// Canonical form and hash of arguments that passed every check.
 pub(crate) fn finish(tool: Arc<Registered>, arguments: Value) -> Decoded {
     let canonical = canonical_json(&arguments);
-    let arguments_hash = sha256_hex(canonical.as_bytes());
-    Decoded { tool, arguments, canonical, arguments_hash }
+    let arguments_digest = sha256(canonical.as_bytes());
+    let arguments_hash = hex(&arguments_digest);
+    Decoded { tool, arguments, canonical, arguments_digest, arguments_hash }
 }
 
 fn check_size(size: usize, limits: &Limits) -> Result<(), ErrorBody> {

@@ -73,7 +73,7 @@ impl Protocol<'_> {
         let key = (self.derive_key)(&KeyInput {
             auth: &request.auth,
             tool: &decoded.tool.spec().name,
-            canonical_arguments: &decoded.canonical,
+            arguments_digest: &decoded.arguments_digest,
             business_request_id: request.business_request_id.as_deref(),
             call_id: &request.call.call_id,
             attempt: request.attempt,

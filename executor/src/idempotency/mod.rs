@@ -9,5 +9,5 @@ pub(crate) mod claim;
 mod key;
 mod state;
 
-pub use key::{KeyInput, derive_key};
+pub use key::{KeyInput, RECORD_FORMAT, derive_key};
 pub use state::{IllegalTransition, NewRecord, Record, State, Update, Version, check_transition, is_legal};

@@ -1,7 +1,7 @@
 //! Broken stage functions: each is the reference stage with one classic bug.
 
 use crate::authorize::{self, AccessInput, OwnershipInput};
-use crate::canonical::{canonical_json, sha256_hex};
+use crate::canonical::{canonical_json, hex, sha256_hex};
 use crate::decode::{self, Decoded, Limits};
 use crate::error::{ErrorBody, ErrorCode, Resolution};
 use crate::idempotency::{self, KeyInput};
@@ -147,7 +147,7 @@ pub fn key_per_attempt(input: &KeyInput<'_>) -> String {
 /// changed arguments is silently a second operation instead of a conflict.
 pub fn key_hashes_arguments(input: &KeyInput<'_>) -> String {
     let material = json!({
-        "arguments": serde_json::from_str::<Value>(input.canonical_arguments).unwrap_or(Value::Null),
+        "arguments_hash": hex(input.arguments_digest),
         "business_request_id": input.business_request_id,
         "subject_id": input.auth.subject_id,
         "tenant_id": input.auth.tenant_id,

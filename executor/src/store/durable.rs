@@ -1,17 +1,23 @@
 //! What the durable stores share: the schema version, retention, opening errors and integer encoding.
 //!
-//! Rule enforced here: a store never runs against a schema newer than the one it was built for, and
+//! Rule enforced here: a store never runs against a schema newer than the one it was built for, nor on records
+//! of another record format (their keys were derived another way, so a retry would miss them and run again);
+//! an older store that holds no records is upgraded in place, one that holds some is refused. And
 //! retention only ever names states that [`State::may_expire`] allows to be forgotten. A background purge
 //! that fails is counted and its cause kept ([`PurgeFailures`]): no call waits on it, so nothing else would.
 
 use super::StoreError;
-use crate::idempotency::State;
+use crate::idempotency::{RECORD_FORMAT, State};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
 /// The schema version this build writes and reads. Bumped by a migration; a store refuses a newer one.
-pub const SCHEMA_VERSION: i64 = 1;
+///
+/// Version 2: every record carries its record format ([`RECORD_FORMAT`]: keys derived from the arguments'
+/// digest). Version 1 had no format field and held records of format 1 (keys hashed from the canonical
+/// arguments themselves).
+pub const SCHEMA_VERSION: i64 = 2;
 
 /// How long a settled record is kept after its last transition, unless configured otherwise: 7 days.
 ///
@@ -36,12 +42,40 @@ pub enum OpenError {
         /// [`SCHEMA_VERSION`].
         supported: i64,
     },
+    /// The store was written by an older build whose keys are derived another way, and still holds records:
+    /// a retry of one of those operations would not find its record. Nothing was changed.
+    #[error(
+        "the idempotency store's schema is version {found} (record format 1: keys hashed from the canonical \
+         arguments) and it still holds records; this build derives keys in record format {format} and would not \
+         find them, so a retry of those operations would run again. Migrate it (docs/stores.md, \"Record format\"): \
+         stop every executor of the older build, let its IN_PROGRESS and UNKNOWN records settle, then delete the \
+         records (an empty store is upgraded when opened) or point the executor at a new store"
+    )]
+    OlderRecords {
+        /// The version found in the database.
+        found: i64,
+        /// [`RECORD_FORMAT`].
+        format: i64,
+    },
     /// The configuration cannot work (for example an invalid schema name or key prefix).
     #[error("invalid idempotency store configuration: {0}")]
     Config(String),
     /// The backend could not be reached or failed while opening. For operators' logs only.
     #[error("the idempotency store could not be opened: {0}")]
     Backend(String),
+}
+
+/// Checks the record format stored with a record: only [`RECORD_FORMAT`] is read.
+///
+/// # Errors
+/// [`StoreError::Backend`] naming the record and the format found.
+pub(crate) fn check_format(backend: &str, key: &str, found: i64) -> Result<(), StoreError> {
+    if found == RECORD_FORMAT {
+        return Ok(());
+    }
+    Err(StoreError::Backend(format!(
+        "{backend}: record {key:?} is of record format {found}; this build reads format {RECORD_FORMAT}"
+    )))
 }
 
 /// The background purges of a store that failed so far, for operators.
@@ -127,6 +161,20 @@ mod tests {
         let failures = log.failures();
         assert_eq!(failures.count, 1);
         assert!(matches!(failures.last, Some(StoreError::Backend(cause)) if cause == "disk I/O error"));
+    }
+
+    #[test]
+    fn only_the_current_record_format_is_read() {
+        assert!(check_format("sqlite", "k", RECORD_FORMAT).is_ok());
+        let refused = check_format("sqlite", "k", 1).expect_err("format 1").to_string();
+        assert!(refused.contains("\"k\" is of record format 1"), "{refused}");
+    }
+
+    #[test]
+    fn refusing_an_older_store_names_the_migration() {
+        let message = OpenError::OlderRecords { found: 1, format: RECORD_FORMAT }.to_string();
+        assert!(message.contains("docs/stores.md, \"Record format\""), "{message}");
+        assert!(message.contains("record format 2"), "{message}");
     }
 
     #[test]

@@ -7,11 +7,11 @@
 //! all callers.
 
 use super::durable::{
-    DEFAULT_PURGE_EVERY, DEFAULT_RETENTION, OpenError, PurgeFailures, PurgeLog, SCHEMA_VERSION, cutoff_sql,
-    expiring_states_sql, from_sql, to_sql,
+    DEFAULT_PURGE_EVERY, DEFAULT_RETENTION, OpenError, PurgeFailures, PurgeLog, SCHEMA_VERSION, check_format,
+    cutoff_sql, expiring_states_sql, from_sql, to_sql,
 };
 use super::{Claim, Store, StoreError};
-use crate::idempotency::{NewRecord, Record, State, Update, Version};
+use crate::idempotency::{NewRecord, RECORD_FORMAT, Record, State, Update, Version};
 use async_trait::async_trait;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -103,7 +103,7 @@ struct Sql {
 }
 
 const COLUMNS: &str =
-    "key, fingerprint, state, epoch, attempts, lease_expires_ms, deadline_ms, outcome, created_ms, updated_ms";
+    "key, fingerprint, state, epoch, attempts, lease_expires_ms, deadline_ms, outcome, created_ms, updated_ms, format";
 /// Rows deleted per purge statement, so that a large purge holds few locks at a time.
 const PURGE_CHUNK: u64 = 1000;
 /// How often a claim retries when the conflicting record vanished before it could be read.
@@ -116,7 +116,7 @@ impl Sql {
         Sql {
             // The common case, a new key, costs exactly one insert round trip.
             claim: format!(
-                "INSERT INTO {table} ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+                "INSERT INTO {table} ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
                  ON CONFLICT (key) DO NOTHING
                  RETURNING 1"
             ),
@@ -231,6 +231,7 @@ impl Store for PostgresStore {
                         &outcome,
                         &to_sql(record.created_ms),
                         &to_sql(record.updated_ms),
+                        &RECORD_FORMAT,
                     ],
                 ))
                 .await?;
@@ -336,8 +337,9 @@ impl Session {
     }
 }
 
-/// Creates the schema and tables in an empty schema, accepts the current version, refuses a newer one.
-/// Serialized between concurrent openers by a transaction-scoped advisory lock.
+/// Creates the schema and tables in an empty schema, accepts the current version, upgrades an older one that
+/// holds no records, refuses an older one with records and a newer one. Serialized between concurrent openers
+/// by a transaction-scoped advisory lock.
 async fn migrate(client: &mut Client, schema: &str) -> Result<(), OpenError> {
     let failed = |error: tokio_postgres::Error| OpenError::Backend(format!("postgres: {error}"));
     let transaction = client.transaction().await.map_err(failed)?;
@@ -363,33 +365,52 @@ async fn migrate(client: &mut Client, schema: &str) -> Result<(), OpenError> {
         Some(found) if found > SCHEMA_VERSION => {
             return Err(OpenError::NewerSchema { found, supported: SCHEMA_VERSION });
         }
-        Some(_) => {}
-        None => {
-            let states = State::ALL.map(|state| format!("'{state}'")).join(", ");
-            let expiring = expiring_states_sql();
+        Some(SCHEMA_VERSION) => {}
+        Some(found) => {
+            // Locked first, so that a running executor of the older build cannot add a record in between.
+            let table = format!("\"{schema}\".idempotency_records");
+            transaction.batch_execute(&format!("LOCK TABLE {table} IN EXCLUSIVE MODE")).await.map_err(failed)?;
+            let held =
+                transaction.query_opt(&format!("SELECT 1 FROM {table} LIMIT 1"), &[]).await.map_err(failed)?.is_some();
+            if held {
+                return Err(OpenError::OlderRecords { found, format: RECORD_FORMAT });
+            }
             transaction
-                .batch_execute(&format!(
-                    "CREATE TABLE \"{schema}\".idempotency_records (
-                        key TEXT PRIMARY KEY,
-                        fingerprint TEXT NOT NULL,
-                        state TEXT NOT NULL CHECK (state IN ({states})),
-                        epoch BIGINT NOT NULL,
-                        attempts BIGINT NOT NULL,
-                        lease_expires_ms BIGINT NOT NULL,
-                        deadline_ms BIGINT NOT NULL,
-                        outcome TEXT,
-                        created_ms BIGINT NOT NULL,
-                        updated_ms BIGINT NOT NULL
-                    );
-                    CREATE INDEX idempotency_records_expiry ON \"{schema}\".idempotency_records (updated_ms)
-                        WHERE state IN ({expiring});
-                    INSERT INTO \"{schema}\".schema_version (id, version) VALUES (1, {SCHEMA_VERSION});"
-                ))
+                .batch_execute(&format!("DROP TABLE {table}; DELETE FROM \"{schema}\".schema_version;"))
                 .await
                 .map_err(failed)?;
+            create_schema(&transaction, schema).await?;
         }
+        None => create_schema(&transaction, schema).await?,
     }
     transaction.commit().await.map_err(failed)
+}
+
+/// The tables of [`SCHEMA_VERSION`], in a schema that has none.
+async fn create_schema(transaction: &tokio_postgres::Transaction<'_>, schema: &str) -> Result<(), OpenError> {
+    let states = State::ALL.map(|state| format!("'{state}'")).join(", ");
+    let expiring = expiring_states_sql();
+    transaction
+        .batch_execute(&format!(
+            "CREATE TABLE \"{schema}\".idempotency_records (
+                key TEXT PRIMARY KEY,
+                fingerprint TEXT NOT NULL,
+                state TEXT NOT NULL CHECK (state IN ({states})),
+                epoch BIGINT NOT NULL,
+                attempts BIGINT NOT NULL,
+                lease_expires_ms BIGINT NOT NULL,
+                deadline_ms BIGINT NOT NULL,
+                outcome TEXT,
+                created_ms BIGINT NOT NULL,
+                updated_ms BIGINT NOT NULL,
+                format BIGINT NOT NULL
+            );
+            CREATE INDEX idempotency_records_expiry ON \"{schema}\".idempotency_records (updated_ms)
+                WHERE state IN ({expiring});
+            INSERT INTO \"{schema}\".schema_version (id, version) VALUES (1, {SCHEMA_VERSION});"
+        ))
+        .await
+        .map_err(|error| OpenError::Backend(format!("postgres: {error}")))
 }
 
 fn valid_schema_name(schema: &str) -> bool {
@@ -408,13 +429,15 @@ fn advisory_lock_id(schema: &str) -> i64 {
 }
 
 fn record_from_row(row: &Row) -> Result<Record, StoreError> {
+    let key: String = row.try_get(0).map_err(backend)?;
+    check_format("postgres", &key, row.try_get(10).map_err(backend)?)?;
     let state: String = row.try_get(2).map_err(backend)?;
     let state =
         State::parse(&state).ok_or_else(|| StoreError::Backend(format!("postgres: unknown stored state {state:?}")))?;
     let attempts: i64 = row.try_get(4).map_err(backend)?;
     let outcome: Option<String> = row.try_get(7).map_err(backend)?;
     Ok(Record {
-        key: row.try_get(0).map_err(backend)?,
+        key,
         fingerprint: row.try_get(1).map_err(backend)?,
         state,
         epoch: from_sql(row.try_get(3).map_err(backend)?),

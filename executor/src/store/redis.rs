@@ -6,12 +6,14 @@
 //! an IN_PROGRESS or UNKNOWN record.
 //!
 //! Keys: `{prefix}record:{key}` (a hash per record), `{prefix}settled` (a sorted set of settled records by
-//! `updated_ms`, for [`Store::purge_expired`]), `{prefix}schema_version`. The scripts touch the record and
+//! `updated_ms`, for [`Store::purge_expired`]), `{prefix}schema_version`. Each record hash carries its record
+//! format (`format`); a prefix of schema version 1 is upgraded only when it holds no record (a `SCAN` at
+//! connect). The scripts touch the record and
 //! the sorted set together, so the store needs a standalone Redis (or Sentinel), not Redis Cluster.
 
-use super::durable::{DEFAULT_RETENTION, OpenError, SCHEMA_VERSION};
+use super::durable::{DEFAULT_RETENTION, OpenError, SCHEMA_VERSION, check_format};
 use super::{Claim, Store, StoreError};
-use crate::idempotency::{NewRecord, Record, State, Update, Version};
+use crate::idempotency::{NewRecord, RECORD_FORMAT, Record, State, Update, Version};
 use async_trait::async_trait;
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::{AsyncCommands, Script};
@@ -54,14 +56,15 @@ impl std::fmt::Debug for RedisStore {
     }
 }
 
-/// KEYS: record. ARGV: fingerprint, state, epoch, attempts, lease, deadline, created, updated.
+/// KEYS: record. ARGV: fingerprint, state, epoch, attempts, lease, deadline, created, updated, record format.
 /// Returns an empty array when it inserted the record, else the existing record's fields.
 const CLAIM: &str = r"
 if redis.call('EXISTS', KEYS[1]) == 1 then
   return redis.call('HGETALL', KEYS[1])
 end
 redis.call('HSET', KEYS[1], 'fingerprint', ARGV[1], 'state', ARGV[2], 'epoch', ARGV[3], 'attempts', ARGV[4],
-  'lease_expires_ms', ARGV[5], 'deadline_ms', ARGV[6], 'created_ms', ARGV[7], 'updated_ms', ARGV[8])
+  'lease_expires_ms', ARGV[5], 'deadline_ms', ARGV[6], 'created_ms', ARGV[7], 'updated_ms', ARGV[8],
+  'format', ARGV[9])
 return {}
 ";
 
@@ -147,15 +150,7 @@ impl RedisStore {
             Err(_) => return Err(OpenError::Backend(format!("redis: no connection within {:?}", options.timeout))),
         };
 
-        let version_key = format!("{}schema_version", options.prefix);
-        let _: bool = connection.set_nx(&version_key, SCHEMA_VERSION).await.map_err(failed)?;
-        let found: String = connection.get(&version_key).await.map_err(failed)?;
-        let found: i64 = found
-            .parse()
-            .map_err(|_| OpenError::Backend(format!("redis: {version_key} holds {found:?}, not a schema version")))?;
-        if found > SCHEMA_VERSION {
-            return Err(OpenError::NewerSchema { found, supported: SCHEMA_VERSION });
-        }
+        migrate(&mut connection, &options.prefix).await?;
         Ok(RedisStore {
             connection,
             prefix: options.prefix,
@@ -204,6 +199,7 @@ impl Store for RedisStore {
             .arg(record.deadline_ms)
             .arg(record.created_ms)
             .arg(record.updated_ms)
+            .arg(RECORD_FORMAT)
             .invoke_async(&mut self.connection.clone())
             .await
             .map_err(backend)?;
@@ -264,6 +260,67 @@ impl Store for RedisStore {
     }
 }
 
+/// Sets the prefix's schema version if it has none, accepts the current one, upgrades an older one under which no
+/// record is left, refuses an older one with records and a newer one.
+async fn migrate(connection: &mut ConnectionManager, prefix: &str) -> Result<(), OpenError> {
+    let failed = |error: redis::RedisError| OpenError::Backend(format!("redis: {error}"));
+    let version_key = format!("{prefix}schema_version");
+    let _: bool = connection.set_nx(&version_key, SCHEMA_VERSION).await.map_err(failed)?;
+    let found: String = connection.get(&version_key).await.map_err(failed)?;
+    let found: i64 = found
+        .parse()
+        .map_err(|_| OpenError::Backend(format!("redis: {version_key} holds {found:?}, not a schema version")))?;
+    if found > SCHEMA_VERSION {
+        return Err(OpenError::NewerSchema { found, supported: SCHEMA_VERSION });
+    }
+    if found == SCHEMA_VERSION {
+        return Ok(());
+    }
+    // An older prefix: upgraded only if no record is left under it. Executors of the older build must be
+    // stopped first (docs/stores.md): one still running could write a record after this scan.
+    let pattern = format!("{prefix}record:*");
+    let mut cursor = 0u64;
+    loop {
+        let (next, keys): (u64, Vec<String>) = redis::cmd("SCAN")
+            .arg(cursor)
+            .arg("MATCH")
+            .arg(&pattern)
+            .arg("COUNT")
+            .arg(1000)
+            .query_async(connection)
+            .await
+            .map_err(failed)?;
+        if !keys.is_empty() {
+            return Err(OpenError::OlderRecords { found, format: RECORD_FORMAT });
+        }
+        if next == 0 {
+            break;
+        }
+        cursor = next;
+    }
+    let upgraded: i64 = Script::new(UPGRADE)
+        .key(&version_key)
+        .arg(found)
+        .arg(SCHEMA_VERSION)
+        .invoke_async(connection)
+        .await
+        .map_err(failed)?;
+    if upgraded == 1 {
+        Ok(())
+    } else {
+        Err(OpenError::Backend(format!("redis: {version_key} changed while it was being upgraded")))
+    }
+}
+
+/// KEYS: schema version. ARGV: the version found, the new one. Returns 1 when it set the new one.
+const UPGRADE: &str = r"
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then
+  return 0
+end
+redis.call('SET', KEYS[1], ARGV[2])
+return 1
+";
+
 fn record_from_fields(key: &str, fields: Vec<String>) -> Result<Record, StoreError> {
     let mut map = HashMap::with_capacity(fields.len() / 2);
     let mut fields = fields.into_iter();
@@ -278,6 +335,10 @@ fn record_from_fields(key: &str, fields: Vec<String>) -> Result<Record, StoreErr
             .parse::<u64>()
             .map_err(|_| StoreError::Backend(format!("redis: record {key:?} has a malformed {name}")))
     };
+    let format = text("format")?
+        .parse::<i64>()
+        .map_err(|_| StoreError::Backend(format!("redis: record {key:?} has a malformed format")))?;
+    check_format("redis", key, format)?;
     let state = State::parse(text("state")?)
         .ok_or_else(|| StoreError::Backend(format!("redis: record {key:?} has an unknown state")))?;
     let attempts = u32::try_from(number("attempts")?)

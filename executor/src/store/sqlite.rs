@@ -7,11 +7,11 @@
 //! blocks: callers hand requests to the thread and await a reply.
 
 use super::durable::{
-    DEFAULT_PURGE_EVERY, DEFAULT_RETENTION, OpenError, PurgeFailures, PurgeLog, SCHEMA_VERSION, cutoff_sql,
-    expiring_states_sql, from_sql, to_sql,
+    DEFAULT_PURGE_EVERY, DEFAULT_RETENTION, OpenError, PurgeFailures, PurgeLog, SCHEMA_VERSION, check_format,
+    cutoff_sql, expiring_states_sql, from_sql, to_sql,
 };
 use super::{Claim, Store, StoreError};
-use crate::idempotency::{NewRecord, Record, State, Update, Version};
+use crate::idempotency::{NewRecord, RECORD_FORMAT, Record, State, Update, Version};
 use async_trait::async_trait;
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 use std::path::{Path, PathBuf};
@@ -229,10 +229,10 @@ struct Job {
 }
 
 const COLUMNS: &str =
-    "key, fingerprint, state, epoch, attempts, lease_expires_ms, deadline_ms, outcome, created_ms, updated_ms";
+    "key, fingerprint, state, epoch, attempts, lease_expires_ms, deadline_ms, outcome, created_ms, updated_ms, format";
 const CLAIM: &str = "INSERT INTO idempotency_records \
-     (key, fingerprint, state, epoch, attempts, lease_expires_ms, deadline_ms, outcome, created_ms, updated_ms) \
-     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) ON CONFLICT (key) DO NOTHING";
+     (key, fingerprint, state, epoch, attempts, lease_expires_ms, deadline_ms, outcome, created_ms, updated_ms, \
+     format) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) ON CONFLICT (key) DO NOTHING";
 const COMPARE_AND_SET: &str = "UPDATE idempotency_records SET state = ?4, epoch = ?5, attempts = ?6, \
      lease_expires_ms = ?7, deadline_ms = ?8, outcome = ?9, updated_ms = ?10 \
      WHERE key = ?1 AND state = ?2 AND epoch = ?3";
@@ -390,6 +390,7 @@ fn execute(connection: &Connection, select: &str, op: &Op) -> Result<Answer, Sto
                         outcome_text(record.outcome.as_ref())?,
                         to_sql(record.created_ms),
                         to_sql(record.updated_ms),
+                        RECORD_FORMAT,
                     ])
                 })
                 .map_err(backend)?;
@@ -438,6 +439,8 @@ fn record_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Record> {
     let invalid = |index: usize, message: String| {
         rusqlite::Error::FromSqlConversionFailure(index, rusqlite::types::Type::Text, message.into())
     };
+    let key: String = row.get(0)?;
+    check_format("sqlite", &key, row.get(10)?).map_err(|error| invalid(10, error.to_string()))?;
     let state: String = row.get(2)?;
     let state = State::parse(&state).ok_or_else(|| invalid(2, format!("unknown state {state:?}")))?;
     let outcome: Option<String> = row.get(7)?;
@@ -446,7 +449,7 @@ fn record_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Record> {
         .transpose()
         .map_err(|error| invalid(7, format!("stored outcome is not JSON: {error}")))?;
     Ok(Record {
-        key: row.get(0)?,
+        key,
         fingerprint: row.get(1)?,
         state,
         epoch: from_sql(row.get(3)?),
@@ -486,7 +489,8 @@ fn open_connection(path: &Path, options: &SqliteOptions) -> Result<Connection, O
     Ok(connection)
 }
 
-/// Creates the schema in an empty database, accepts the current version, refuses a newer one.
+/// Creates the schema in an empty database, accepts the current version, upgrades an older one that holds no
+/// records, refuses an older one with records and a newer one.
 fn migrate(connection: &mut Connection) -> Result<(), OpenError> {
     let failed = |error: rusqlite::Error| OpenError::Backend(format!("sqlite: {error}"));
     let transaction = connection.transaction_with_behavior(TransactionBehavior::Immediate).map_err(failed)?;
@@ -506,30 +510,45 @@ fn migrate(connection: &mut Connection) -> Result<(), OpenError> {
         Some(found) if found > SCHEMA_VERSION => {
             return Err(OpenError::NewerSchema { found, supported: SCHEMA_VERSION });
         }
-        Some(_) => {}
-        None => {
-            let states = State::ALL.map(|state| format!("'{state}'")).join(", ");
-            let expiring = expiring_states_sql();
-            transaction
-                .execute_batch(&format!(
-                    "CREATE TABLE idempotency_records (
-                        key TEXT PRIMARY KEY NOT NULL,
-                        fingerprint TEXT NOT NULL,
-                        state TEXT NOT NULL CHECK (state IN ({states})),
-                        epoch INTEGER NOT NULL,
-                        attempts INTEGER NOT NULL,
-                        lease_expires_ms INTEGER NOT NULL,
-                        deadline_ms INTEGER NOT NULL,
-                        outcome TEXT,
-                        created_ms INTEGER NOT NULL,
-                        updated_ms INTEGER NOT NULL
-                    ) WITHOUT ROWID;
-                    CREATE INDEX idempotency_records_expiry ON idempotency_records (updated_ms)
-                        WHERE state IN ({expiring});
-                    INSERT INTO schema_version (id, version) VALUES (1, {SCHEMA_VERSION});"
-                ))
+        Some(SCHEMA_VERSION) => {}
+        Some(found) => {
+            // The write lock is held: no writer of the older build can add a record before the table goes.
+            let held: bool = transaction
+                .query_row("SELECT EXISTS (SELECT 1 FROM idempotency_records)", [], |row| row.get(0))
                 .map_err(failed)?;
+            if held {
+                return Err(OpenError::OlderRecords { found, format: RECORD_FORMAT });
+            }
+            transaction.execute_batch("DROP TABLE idempotency_records; DELETE FROM schema_version;").map_err(failed)?;
+            create_schema(&transaction)?;
         }
+        None => create_schema(&transaction)?,
     }
     transaction.commit().map_err(failed)
+}
+
+/// The tables of [`SCHEMA_VERSION`], in a database that has none.
+fn create_schema(connection: &Connection) -> Result<(), OpenError> {
+    let states = State::ALL.map(|state| format!("'{state}'")).join(", ");
+    let expiring = expiring_states_sql();
+    connection
+        .execute_batch(&format!(
+            "CREATE TABLE idempotency_records (
+                key TEXT PRIMARY KEY NOT NULL,
+                fingerprint TEXT NOT NULL,
+                state TEXT NOT NULL CHECK (state IN ({states})),
+                epoch INTEGER NOT NULL,
+                attempts INTEGER NOT NULL,
+                lease_expires_ms INTEGER NOT NULL,
+                deadline_ms INTEGER NOT NULL,
+                outcome TEXT,
+                created_ms INTEGER NOT NULL,
+                updated_ms INTEGER NOT NULL,
+                format INTEGER NOT NULL
+            ) WITHOUT ROWID;
+            CREATE INDEX idempotency_records_expiry ON idempotency_records (updated_ms)
+                WHERE state IN ({expiring});
+            INSERT INTO schema_version (id, version) VALUES (1, {SCHEMA_VERSION});"
+        ))
+        .map_err(|error| OpenError::Backend(format!("sqlite: {error}")))
 }

@@ -155,10 +155,15 @@ impl Env {
 
     /// Closes the store and opens the same records again through a new instance.
     pub(crate) async fn reopen(&mut self, auto_purge: bool) {
+        self.close().await;
+        self.opened = Some(self.target.open(auto_purge).await.expect("the store opens again"));
+    }
+
+    /// Closes the store, leaving its records to be changed behind its back.
+    pub(crate) async fn close(&mut self) {
         if let Some(opened) = self.opened.take() {
             assert!(opened.close().await, "the test dropped every other handle of the store");
         }
-        self.opened = Some(self.target.open(auto_purge).await.expect("the store opens again"));
     }
 
     /// Another instance on the same records (a new client or connection), beside the current one.
@@ -239,6 +244,62 @@ pub(crate) async fn set_schema_version(target: &Target, version: i64) {
                 .query_async(&mut connection)
                 .await
                 .expect("set version");
+        }
+        Locator::Memory => panic!("a memory store has no schema"),
+    }
+}
+
+/// The records table as schema version 1 made it: no `format` column.
+const FORMAT_ONE_TABLE: &str = "idempotency_records (key TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, \
+     state TEXT NOT NULL, epoch BIGINT NOT NULL, attempts BIGINT NOT NULL, lease_expires_ms BIGINT NOT NULL, \
+     deadline_ms BIGINT NOT NULL, outcome TEXT, created_ms BIGINT NOT NULL, updated_ms BIGINT NOT NULL)";
+
+/// Turns a target into a store as a build of schema version 1 left it (records of format 1, no format field),
+/// behind the store's back: with one settled record if `with_record`, else empty.
+pub(crate) async fn make_format_one(target: &Target, with_record: bool) {
+    let row = "('k1', 'fp', 'SUCCEEDED', 2, 1, 0, 0, NULL, 1, 2)";
+    match &target.locator {
+        Locator::Sqlite(path) => {
+            let connection = rusqlite::Connection::open(path).expect("sqlite opens");
+            let mut sql = format!(
+                "DROP TABLE idempotency_records; CREATE TABLE {FORMAT_ONE_TABLE}; UPDATE schema_version SET version = 1;"
+            );
+            if with_record {
+                sql.push_str(&format!("INSERT INTO idempotency_records VALUES {row};"));
+            }
+            connection.execute_batch(&sql).expect("write a format-1 store");
+        }
+        Locator::Postgres(url) => {
+            let client = postgres_client(url).await;
+            let schema = &target.namespace;
+            let mut sql = format!(
+                "SET search_path TO \"{schema}\"; DROP TABLE idempotency_records; CREATE TABLE {FORMAT_ONE_TABLE}; \
+                 UPDATE schema_version SET version = 1;"
+            );
+            if with_record {
+                sql.push_str(&format!("INSERT INTO idempotency_records VALUES {row};"));
+            }
+            client.batch_execute(&sql).await.expect("write a format-1 store");
+        }
+        Locator::Redis(url) => {
+            let mut connection = redis_connection(url).await;
+            let prefix = target.prefix();
+            let keys: Vec<String> =
+                redis::cmd("KEYS").arg(format!("{prefix}*")).query_async(&mut connection).await.expect("keys");
+            if !keys.is_empty() {
+                let _: () = redis::cmd("DEL").arg(keys).query_async(&mut connection).await.expect("del");
+            }
+            let version = format!("{prefix}schema_version");
+            let _: () = redis::cmd("SET").arg(version).arg(1).query_async(&mut connection).await.expect("set");
+            if with_record {
+                let _: () = redis::cmd("HSET")
+                    .arg(format!("{prefix}record:k1"))
+                    .arg(&["fingerprint", "fp", "state", "SUCCEEDED", "epoch", "2", "attempts", "1"])
+                    .arg(&["lease_expires_ms", "0", "deadline_ms", "0", "created_ms", "1", "updated_ms", "2"])
+                    .query_async(&mut connection)
+                    .await
+                    .expect("hset");
+            }
         }
         Locator::Memory => panic!("a memory store has no schema"),
     }

@@ -17,7 +17,7 @@ Serves the callproof conformance app as the reference executor, speaking the ada
   --mcp             serve MCP (2025-11-25) on stdin/stdout: the app's tools, each result's structuredContent
                     an envelope; the downstream from CALLPROOF_DOWNSTREAM_URL, the trusted context from each
                     call's _meta member io.callproof/context or a fixed stdio context (docs/mcp.md)
-  --store STORE     the idempotency store (default: sqlite:callproof-executor.sqlite3 in the system's
+  --store STORE     the idempotency store (default: sqlite:callproof-executor.v2.sqlite3 in the system's
                     temporary folder, so the working folder stays clean):
                       memory                 in this process only; lost when the process dies
                       sqlite:PATH            one SQLite file, durable
@@ -55,9 +55,11 @@ pub(crate) enum Parsed {
 }
 
 /// The default SQLite file: durable across restarts of the executor (the crash scenarios need that), and in the
-/// temporary folder, never in the folder the user runs from (a file and its `-wal`/`-shm` would litter it).
+/// temporary folder, never in the folder the user runs from (a file and its `-wal`/`-shm` would litter it). Named
+/// by record format: the default file of builds before format 2 (`callproof-executor.sqlite3`) holds records
+/// keyed another way, which this build would refuse to open (docs/stores.md, "Record format").
 fn default_store_path() -> PathBuf {
-    std::env::temp_dir().join("callproof-executor.sqlite3")
+    std::env::temp_dir().join("callproof-executor.v2.sqlite3")
 }
 
 pub(crate) fn parse(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> {

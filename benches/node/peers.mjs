@@ -4,7 +4,7 @@
 //
 // Each peer does the same work as the Rust decode + key: `JSON.parse` of the raw text, validation, the canonical
 // form (keys sorted, no whitespace), its SHA-256 (the arguments hash) and the idempotency key, a SHA-256 over
-// {"arguments":<canonical>,"subject_id":"u_1","tenant_id":"t_1","tool":<tool>} as `derive_key` hashes it
+// t_1 FF u_1 FF <tool> FF "a" <the arguments hash's 32 bytes> as `derive_key` hashes it (record format 2)
 // (node:crypto). ajv compiles the schema as written (strict mode, `additionalProperties: false` is in the schemas);
 // zod's schemas are built from the same JSON Schema by the small translation below (`z.strictObject`, `z.int()`),
 // which covers the keywords those schemas use and refuses any other.
@@ -114,7 +114,7 @@ function canonical(value) {
 
 /** Decode + key around `validate` (the parsed value in, the accepted value or undefined out). */
 function decoder(tool, validate) {
-  const tail = `,"subject_id":"u_1","tenant_id":"t_1","tool":${JSON.stringify(tool)}}`;
+  const keyPrefix = Buffer.concat([Buffer.from("t_1\xffu_1\xff", "latin1"), Buffer.from(tool), Buffer.from("\xffa", "latin1")]);
   return (raw) => {
     let value;
     try {
@@ -125,9 +125,9 @@ function decoder(tool, validate) {
     const accepted = validate(value);
     if (accepted === undefined) return undefined;
     const text = canonical(accepted);
-    const argumentsHash = createHash("sha256").update(text).digest("hex");
-    const key = createHash("sha256").update(`{"arguments":${text}${tail}`).digest("hex");
-    return [argumentsHash, key];
+    const digest = createHash("sha256").update(text).digest();
+    const key = createHash("sha256").update(keyPrefix).update(digest).digest("hex");
+    return [digest.toString("hex"), key];
   };
 }
 

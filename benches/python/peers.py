@@ -4,7 +4,7 @@ What a Python executor that cares about speed does (FastMCP, pydantic-ai, the Op
 pydantic-core): a model built once with `strict=True` and `extra='forbid'`, `model_validate_json` on the raw text,
 then the same work as the Rust decode + key: the canonical form (`json.dumps` with sorted keys and
 separators (',', ':')), its SHA-256 (the arguments hash), and the idempotency key, a SHA-256 over
-`{"arguments":<canonical>,"subject_id":"u_1","tenant_id":"t_1","tool":<tool>}` as `derive_key` hashes it.
+`t_1 FF u_1 FF <tool> FF "a" <the arguments hash's 32 bytes>` as `derive_key` hashes it (record format 2).
 
 The models are built from the same JSON Schemas the Rust side reads (the catalog's refund_order, the fixture's
 create_order), by the small translation below; it covers the keywords those schemas use and refuses any other.
@@ -85,7 +85,7 @@ def model(schema, name):
 
 def make_decoder(schema, tool):
     arguments_model: type[BaseModel] = model(schema, tool)
-    envelope_tail = f',"subject_id":"u_1","tenant_id":"t_1","tool":{json.dumps(tool)}}}'
+    key_prefix = b"t_1\xffu_1\xff" + tool.encode() + b"\xffa"
 
     def decode_and_key(raw: str) -> Any:
         try:
@@ -93,9 +93,9 @@ def make_decoder(schema, tool):
         except ValidationError:
             return None
         canonical = json.dumps(value.model_dump(), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-        arguments_hash = hashlib.sha256(canonical.encode()).hexdigest()
-        key = hashlib.sha256(f'{{"arguments":{canonical}{envelope_tail}'.encode()).hexdigest()
-        return arguments_hash, key
+        digest = hashlib.sha256(canonical.encode()).digest()
+        key = hashlib.sha256(key_prefix + digest).hexdigest()
+        return digest.hex(), key
 
     return decode_and_key
 

@@ -108,16 +108,18 @@ def sha256_hex(text):
 
 
 def derive_key(auth, tool, canonical_arguments, business_request_id):
-    """One key per business operation: never the call_id, never the attempt."""
-    material = "{"
+    """One key per business operation: never the call_id, never the attempt.
+
+    Record format 2, as the reference executor derives it (docs/protocol.md): SHA-256 over tenant, subject and
+    tool, each ended by the byte FF (which UTF-8 never holds), then "b" and the business request id, or "a" and
+    the 32-byte SHA-256 of the canonical arguments.
+    """
+    material = b"".join(name.encode("utf-8") + b"\xff" for name in (auth["tenant_id"], auth["subject_id"], tool))
     if business_request_id is not None:
-        material += '"business_request_id":' + json.dumps(business_request_id, ensure_ascii=False)
+        material += b"b" + business_request_id.encode("utf-8")
     else:
-        material += '"arguments":' + canonical_arguments
-    material += ',"subject_id":' + json.dumps(auth["subject_id"], ensure_ascii=False)
-    material += ',"tenant_id":' + json.dumps(auth["tenant_id"], ensure_ascii=False)
-    material += ',"tool":' + json.dumps(tool, ensure_ascii=False) + "}"
-    return sha256_hex(material)
+        material += b"a" + hashlib.sha256(canonical_arguments.encode("utf-8")).digest()
+    return hashlib.sha256(material).hexdigest()
 
 
 # ---- stage 1: strict decoding -------------------------------------------------------------------------------

@@ -7,10 +7,13 @@
 # Python's jsonschema goes into a venv under the target directory, never into the system; so do the peers, pinned:
 # pydantic into <target>/bench-python-venv (benches/python/peers-requirements.txt), ajv and zod into
 # <target>/bench-node (npm ci of benches/node/package-lock.json). Results land in <target>/bench-compare/:
-# criterion/ (criterion's output), paired.json (the decode bench's paired run), python-*.json, peers-*.json, and
-# table.md (the printed table).
+# criterion/ (criterion's output), paired.json (the decode bench's paired run), python-*.json, peers-*.json,
+# run.json (cores, the 1-minute load average just before the first timed step and at the end, the wall time, whether
+# target/release was built at the start) and table.md (the printed table; a run taken above a load of 1.5 per core
+# is marked noisy there).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+started=$(date +%s)
 
 quick=()
 case "${1:-}" in
@@ -25,6 +28,10 @@ out="$target_dir/bench-compare"
 venv="$target_dir/bench-venv"
 rm -rf "$out"
 mkdir -p "$out"
+# Whether this run starts with a built target/release (the wall time differs by the build).
+release_built=false
+if [ -x "$target_dir/release/ratios" ]; then release_built=true; fi
+load1() { cut -d' ' -f1 /proc/loadavg; }
 
 if [ ! -x "$venv/bin/python" ]; then
   python3 -m venv "$venv"
@@ -53,6 +60,7 @@ cargo build --release -q -p callproof-benches --bin ratios
 
 # Python and the peers run before and after the Rust decode benches; the table keeps each one's faster median, so
 # a slow spell on a shared machine can only make the Rust side look worse.
+load_before=$(load1)
 echo "== load at the start: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 echo "== Python baseline and peers (1/2)" >&2
 "$venv/bin/python" benches/python/decode_baseline.py "${quick[@]}" --out "$out/python-1.json"
@@ -67,5 +75,9 @@ for bench in decode idempotency end_to_end; do
   fi
 done
 
+load_after=$(load1)
 echo "== machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(rustc --version), load $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+printf '{"cores": %s, "load_before": %s, "load_after": %s, "wall_s": %s, "quick": %s, "release_built": %s}\n' \
+  "$(nproc)" "$load_before" "$load_after" "$(( $(date +%s) - started ))" \
+  "$([ ${#quick[@]} -gt 0 ] && echo true || echo false)" "$release_built" > "$out/run.json"
 "$target_dir/release/ratios" "$out"

@@ -3,7 +3,9 @@
 //! `peers-*.json` (runs of the peers: `benches/python/peers.py`, `benches/node/peers.mjs`).
 //! `benches/compare.sh` runs everything and then this; the table is Markdown, ready for BENCHMARKS.md.
 //!
-//! Every ratio divides two medians of the same run. When the Python baseline ran more than once, its fastest
+//! The run's conditions come first: the load average before and after (`run.json`, written by compare.sh); a run
+//! taken above [`NOISY_LOAD_PER_CORE`] is marked noisy, because the Rust and Python sides then share the cores
+//! with other work in proportions no ratio can undo. Every ratio divides two medians of the same run. When the Python baseline ran more than once, its fastest
 //! median is used, which only ever makes the Rust side look slower; the same holds for each peer's runs. What the
 //! strict decode does with the acceptance payloads is computed here, by running it.
 
@@ -31,6 +33,9 @@ const DECODE_KEY_OVER_FLOOR: f64 = 1.2;
 const STORE_OPS_PER_SECOND: f64 = 2_000_000.0;
 const TWO_THREAD_SCALING: f64 = 1.6;
 
+/// 1-minute load average per core above which a run is marked noisy.
+const NOISY_LOAD_PER_CORE: f64 = 1.5;
+
 /// The peers, in table order (the keys of `peers` in their JSON files).
 const PEERS: [&str; 3] = ["pydantic", "ajv", "zod"];
 
@@ -39,6 +44,7 @@ struct Run {
     python: Vec<Value>,
     peers: Vec<Value>,
     paired: Value,
+    conditions: Value,
 }
 
 impl Run {
@@ -64,7 +70,11 @@ impl Run {
             .ok()
             .and_then(|text| serde_json::from_str(&text).ok())
             .unwrap_or(Value::Null);
-        Run { criterion: dir.join("criterion"), python, peers, paired }
+        let conditions = std::fs::read_to_string(dir.join("run.json"))
+            .ok()
+            .and_then(|text| serde_json::from_str(&text).ok())
+            .unwrap_or(Value::Null);
+        Run { criterion: dir.join("criterion"), python, peers, paired, conditions }
     }
 
     /// Median ns per iteration of criterion bench `group/name`.
@@ -124,12 +134,46 @@ fn verdict(met: Option<bool>) -> &'static str {
     }
 }
 
+/// Whether the run was taken above [`NOISY_LOAD_PER_CORE`] (before or after); `None` without `run.json`.
+fn noisy(conditions: &Value) -> Option<bool> {
+    let cores = conditions["cores"].as_f64().filter(|cores| *cores > 0.0)?;
+    let before = conditions["load_before"].as_f64()?;
+    let after = conditions["load_after"].as_f64()?;
+    Some(before.max(after) / cores > NOISY_LOAD_PER_CORE)
+}
+
+/// The run's conditions, one line: load before and after, noisy or not, wall time.
+fn conditions_line(conditions: &Value, out: &mut String) {
+    let Some(noisy) = noisy(conditions) else {
+        out.push_str("Load average not recorded (no run.json): treat this run as noisy.\n\n");
+        return;
+    };
+    let verdict = if noisy {
+        format!(
+            "**NOISY** (above {NOISY_LOAD_PER_CORE} per core): other work shared the cores; read every time as noisy"
+        )
+    } else {
+        format!("quiet (at most {NOISY_LOAD_PER_CORE} per core)")
+    };
+    let _ = writeln!(
+        out,
+        "Load average (1 min) {} before the first timed step, {} at the end, on {} cores: {verdict}. Wall time {} s \
+         ({} mode, target/release {} at the start).\n",
+        conditions["load_before"],
+        conditions["load_after"],
+        conditions["cores"],
+        conditions["wall_s"],
+        if conditions["quick"].as_bool() == Some(true) { "--quick" } else { "full" },
+        if conditions["release_built"].as_bool() == Some(true) { "built" } else { "not built" },
+    );
+}
+
 fn decode_table(run: &Run, out: &mut String) {
     out.push_str("### Decode (median per call)\n\n");
     out.push_str(
-        "| case | bytes | Python | serde_json parse | + is_valid | floor | strict decode | decode + key | Python ÷ decode + key | decode + key ÷ floor |\n",
+        "| case | bytes | Python | serde_json parse | + is_valid | floor | strict decode | decode + key | Python ÷ decode + key |\n",
     );
-    out.push_str("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    out.push_str("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for (case, valid) in CASES {
         let bytes = run.python.iter().find_map(|run| run["cases"][case]["bytes"].as_u64());
         let python = run.python(case);
@@ -151,7 +195,7 @@ fn decode_table(run: &Run, out: &mut String) {
         let python_ratio = if valid { ratio(python, full) } else { ratio(python, decode) };
         let _ = writeln!(
             out,
-            "| {case} | {} | {}{python_note} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {case} | {} | {}{python_note} | {} | {} | {} | {} | {} | {} |",
             bytes.map_or("–".to_owned(), |bytes| bytes.to_string()),
             time(python),
             time(parse),
@@ -160,11 +204,11 @@ fn decode_table(run: &Run, out: &mut String) {
             time(decode),
             time(full),
             times(python_ratio),
-            times(ratio(full, floor)),
         );
     }
     out.push_str(
-        "\nFor the rejected cases, the Python ratio is against the strict decode alone (no key is derived).\n\n",
+        "\nFor the rejected cases, the Python ratio is against the strict decode alone (no key is derived). Ratios to \
+         the floor are in the paired table only: these medians were taken minutes apart.\n\n",
     );
     out.push_str("#### Paired run (floor, decode, decode + key alternating batch by batch; medians per call)\n\n");
     out.push_str(
@@ -328,8 +372,10 @@ fn targets(run: &Run, out: &mut String) {
     let floor = ratio(run.paired("refund_valid", "decode_key_ns"), run.paired("refund_valid", "floor_ns"));
     let one = ops_per_second(run, "memory_store_1_thread", 1.0);
     let scaling = ratio(ops_per_second(run, "memory_store_2_threads_disjoint", 2.0), one);
-    out.push_str(
-        "### Targets (refund payload; store on one and two threads)\n\n| target | measured | |\n|---|---:|---|\n",
+    let heading = if noisy(&run.conditions) == Some(false) { "" } else { ", NOISY run" };
+    let _ = write!(
+        out,
+        "### Targets (refund payload; store on one and two threads{heading})\n\n| target | measured | |\n|---|---:|---|\n"
     );
     let rows = [
         (
@@ -387,6 +433,7 @@ fn main() {
     };
     let run = Run::load(&dir);
     let mut out = String::new();
+    conditions_line(&run.conditions, &mut out);
     if let Some(python) = run.python.first() {
         let _ = writeln!(
             out,
@@ -403,4 +450,31 @@ fn main() {
     end_to_end_table(&run, &mut out);
     print!("{out}");
     let _ = std::fs::write(dir.join("table.md"), &out);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_run_above_one_and_a_half_load_per_core_is_noisy() {
+        let run = |before: f64, after: f64| json!({"cores": 2, "load_before": before, "load_after": after});
+        assert_eq!(noisy(&run(1.1, 2.9)), Some(false));
+        assert_eq!(noisy(&run(3.2, 1.0)), Some(true));
+        assert_eq!(noisy(&run(1.0, 3.1)), Some(true));
+        assert_eq!(noisy(&Value::Null), None);
+    }
+
+    #[test]
+    fn the_conditions_line_says_noisy_or_quiet() {
+        let mut out = String::new();
+        let run = json!({"cores": 2, "load_before": 4.5, "load_after": 2.9, "wall_s": 300, "quick": true,
+            "release_built": true});
+        conditions_line(&run, &mut out);
+        assert!(out.contains("**NOISY**") && out.contains("--quick mode, target/release built"), "{out}");
+        out.clear();
+        conditions_line(&json!({"cores": 2, "load_before": 1.2, "load_after": 1.1}), &mut out);
+        assert!(out.contains("quiet"), "{out}");
+    }
 }

@@ -150,6 +150,14 @@ impl CallRecord {
         self.envelope().and_then(EnvelopeView::code)
     }
 
+    /// The arguments as JSON: the value sent, or the raw text parsed (`None` when that text is not JSON).
+    pub fn arguments_json(&self) -> Option<serde_json::Value> {
+        match &self.arguments {
+            Arguments::Raw(text) => serde_json::from_str(text).ok(),
+            Arguments::Value(value) => Some(value.clone()),
+        }
+    }
+
     /// The envelope's `meta.request_id`.
     pub fn request_id(&self) -> Option<&str> {
         self.envelope().and_then(|envelope| envelope.meta().request_id.as_deref())

@@ -11,9 +11,8 @@
 
 use super::{Check, CheckId, Context, Judgement, Level, Outcome, error_without_ids, table_category};
 use crate::transcript::CallRecord;
-use callproof_executor::Arguments;
 use callproof_executor::error::Category;
-use serde_json::{Map, Value};
+use serde_json::Value;
 use std::collections::BTreeMap;
 
 /// This check's id, as docs, mutant tables, baselines and reports spell it.
@@ -28,27 +27,15 @@ pub(super) const CHECK: Check = Check {
 };
 
 /// A call about an inaccessible resource: the id it names and the rest of its arguments, canonical.
-struct Probe<'a> {
-    call: &'a CallRecord,
+struct Probe {
     resource_id: String,
     rest: String,
 }
 
-fn arguments_of(call: &CallRecord) -> Option<Map<String, Value>> {
-    let value = match &call.arguments {
-        Arguments::Raw(text) => serde_json::from_str::<Value>(text).ok()?,
-        Arguments::Value(value) => value.clone(),
-    };
-    match value {
-        Value::Object(map) => Some(map),
-        _ => None,
-    }
-}
-
 /// The call as a probe, when its tool is bound to a fixture kind and the id names nothing of the caller's tenant.
-fn probe<'a>(context: &Context<'_>, call: &'a CallRecord) -> Option<Probe<'a>> {
+fn probe(context: &Context<'_>, call: &CallRecord) -> Option<Probe> {
     let binding = context.tool(&call.tool)?.resource.as_ref()?;
-    let mut arguments = arguments_of(call)?;
+    let Value::Object(mut arguments) = call.arguments_json()? else { return None };
     let resource_id = arguments.remove(&binding.argument)?.as_str()?.to_owned();
     let fixtures = &context.scenario.fixtures;
     let tenant = match binding.kind.as_str() {
@@ -63,7 +50,7 @@ fn probe<'a>(context: &Context<'_>, call: &'a CallRecord) -> Option<Probe<'a>> {
     }
     // serde_json's maps are ordered, so the rest of the arguments has one text whatever order it came in.
     let rest = Value::Object(arguments).to_string();
-    Some(Probe { call, resource_id, rest })
+    Some(Probe { resource_id, rest })
 }
 
 fn run(context: &Context<'_>) -> Outcome {
@@ -81,7 +68,7 @@ fn run(context: &Context<'_>) -> Outcome {
         let group = (call.tool.as_str(), call.auth.as_str(), probe.rest);
         match first.get(&group) {
             None => {
-                first.insert(group, (probe.call, error));
+                first.insert(group, (call, error));
             }
             Some((earlier, refusal)) => {
                 judgement.judged();

@@ -10,7 +10,6 @@
 
 use super::{Check, CheckId, Context, Judgement, Level, Outcome, error_without_ids, table_category};
 use crate::transcript::CallRecord;
-use callproof_executor::Arguments;
 use callproof_executor::error::Category;
 use callproof_executor::task::TaskRole;
 use serde_json::Value;
@@ -29,11 +28,7 @@ pub(super) const CHECK: Check = Check {
 
 /// The `task_id` argument of a call, when its arguments are an object that has one.
 fn task_id(call: &CallRecord) -> Option<String> {
-    let arguments = match &call.arguments {
-        Arguments::Raw(text) => serde_json::from_str::<Value>(text).ok()?,
-        Arguments::Value(value) => value.clone(),
-    };
-    arguments.get("task_id")?.as_str().map(str::to_owned)
+    call.arguments_json()?.get("task_id")?.as_str().map(str::to_owned)
 }
 
 fn run(context: &Context<'_>) -> Outcome {

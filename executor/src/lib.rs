@@ -16,7 +16,8 @@
 //! | 9. envelope | [`envelope`], [`error`] | one shape; codes, flags and resolutions from one table |
 //!
 //! The conformance app every executor under test implements lives in [`app`]. Around the pipeline: [`batch`] orders the parallel calls of one model turn, [`mapping`] writes envelopes
-//! back as MCP, OpenAI and Anthropic tool results, [`lint`] checks schemas against strict mode, [`lines`] reads the
+//! back as MCP, OpenAI and Anthropic tool results, [`mcp`] answers MCP's JSON-RPC messages for both of the binary's
+//! MCP transports, [`lint`] checks schemas against strict mode, [`lines`] reads the
 //! bounded JSON lines of the callproof/1 protocol and [`protocol`] defines its messages, for the `--stdio` binary
 //! and the harness alike.
 //!
@@ -42,6 +43,7 @@ pub mod idempotency;
 pub mod lines;
 pub mod lint;
 pub mod mapping;
+pub mod mcp;
 #[cfg(feature = "mutants")]
 pub mod mutants;
 pub mod outcome;

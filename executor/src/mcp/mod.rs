@@ -1,0 +1,158 @@
+//! The reference executor as an MCP server (protocol 2025-11-25), independent of the transport: one JSON-RPC
+//! message in, its answer out. The stdio loop (`callproof-executor --mcp`) and the Streamable HTTP handler
+//! (`--mcp-http`) both call [`answer`], so both transports refuse and answer alike (docs/mcp.md).
+//!
+//! Rule enforced here: the JSON-RPC layer refuses what is not a request before any tool runs (-32700 for a
+//! message that is not JSON or not UTF-8, -32600 for a request that is not one, -32601 for an unknown method,
+//! -32602 for an unknown tool or arguments that are not an object); the argument text goes to the executor as
+//! the raw text it was in the message, so duplicate keys, `100.0` and `"100"` meet the executor's strict
+//! decoder. The trusted identity comes from the transport ([`Trust`]), never from the message alone: over HTTP
+//! an `auth` member in `_meta["io.callproof/context"]` is ignored.
+
+mod call;
+
+pub use call::{Call, Trust, stdio_context, tool_result};
+
+use crate::app::catalog;
+use crate::tool::Risk;
+use serde_json::{Map, Value, json};
+
+/// The revision this server speaks, and the older ones it accepts in `initialize` (answered with their own).
+pub const VERSIONS: [&str; 4] = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
+
+/// JSON-RPC 2.0 §5.1: the message is not JSON.
+pub const PARSE_ERROR: i64 = -32700;
+/// JSON-RPC 2.0 §5.1: the message is not a request object.
+pub const INVALID_REQUEST: i64 = -32600;
+/// JSON-RPC 2.0 §5.1: no such method.
+pub const METHOD_NOT_FOUND: i64 = -32601;
+/// JSON-RPC 2.0 §5.1: the params are not what the method takes.
+pub const INVALID_PARAMS: i64 = -32602;
+
+/// What one message calls for.
+#[derive(Debug)]
+pub enum Answer {
+    /// A notification or a response: nothing (HTTP: 202 Accepted).
+    Nothing,
+    /// A message to send at once: a result, or a refusal made before any tool ran.
+    Now(Value),
+    /// The `initialize` result; over HTTP it opens a session.
+    Initialize(Value),
+    /// A tool call for the executor.
+    Execute(Box<Call>),
+}
+
+impl Answer {
+    /// The JSON-RPC error code of a message sent at once, when it is an error.
+    pub fn error_code(&self) -> Option<i64> {
+        match self {
+            Answer::Now(message) => message.get("error")?.get("code")?.as_i64(),
+            _ => None,
+        }
+    }
+}
+
+/// A JSON-RPC error code and message.
+#[derive(Debug)]
+pub(crate) struct Refusal(pub(crate) i64, pub(crate) String);
+
+/// The answer to one JSON-RPC message (one stdio line, one HTTP body); `durable` says whether the store
+/// survives the process (declared in `initialize`). Never panics, whatever the bytes.
+pub fn answer(message: &[u8], durable: bool, trust: Trust) -> Answer {
+    let Ok(text) = std::str::from_utf8(message) else {
+        return Answer::Now(refusal(&Value::Null, PARSE_ERROR, "Parse error: not UTF-8"));
+    };
+    let Ok(parsed) = serde_json::from_str::<Value>(text) else {
+        return Answer::Now(refusal(&Value::Null, PARSE_ERROR, "Parse error"));
+    };
+    let invalid = |id: &Value, why: &str| Answer::Now(refusal(id, INVALID_REQUEST, &format!("Invalid Request: {why}")));
+    let Value::Object(members) = &parsed else { return invalid(&Value::Null, "not a JSON object") };
+    let id = match members.get("id") {
+        None => None,
+        Some(id @ (Value::String(_) | Value::Number(_) | Value::Null)) => Some(id.clone()),
+        Some(_) => return invalid(&Value::Null, "id is not a string, a number or null"),
+    };
+    let reply_id = id.clone().unwrap_or(Value::Null);
+    if members.get("jsonrpc") != Some(&json!("2.0")) {
+        return invalid(&reply_id, "jsonrpc is not \"2.0\"");
+    }
+    let method = match members.get("method") {
+        Some(Value::String(method)) => method.as_str(),
+        None if members.contains_key("result") || members.contains_key("error") => return Answer::Nothing,
+        _ => return invalid(&reply_id, "method is not a string"),
+    };
+    let Some(id) = id else { return Answer::Nothing };
+    let result = match method {
+        "initialize" => return Answer::Initialize(success(&id, initialize(members.get("params"), durable))),
+        "ping" => Ok(json!({})),
+        "tools/list" => Ok(json!({"tools": tool_list()})),
+        "tools/call" => match call::call(text, &parsed, &id, trust) {
+            Ok(call) => return Answer::Execute(Box::new(call)),
+            Err(Refusal(code, why)) => Err((code, why)),
+        },
+        other => Err((METHOD_NOT_FOUND, format!("Method not found: {other}"))),
+    };
+    Answer::Now(match result {
+        Ok(result) => success(&id, result),
+        Err((code, why)) => refusal(&id, code, &why),
+    })
+}
+
+/// A JSON-RPC result message.
+fn success(id: &Value, result: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "result": result})
+}
+
+/// A JSON-RPC error message.
+pub fn refusal(id: &Value, code: i64, message: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
+}
+
+/// The `initialize` result; a durable store is declared as docs/mcp.md says (`experimental`), so crash
+/// scenarios are judged rather than expected to fail.
+fn initialize(params: Option<&Value>, durable: bool) -> Value {
+    let asked = params.and_then(|params| params.get("protocolVersion")).and_then(Value::as_str);
+    let version = asked.filter(|asked| VERSIONS.contains(asked)).unwrap_or(VERSIONS[0]);
+    json!({
+        "protocolVersion": version,
+        "capabilities": {
+            "tools": {"listChanged": false},
+            "experimental": {"io.callproof/conformance-app": {"features": if durable { vec!["durable_store"] } else { vec![] }}},
+        },
+        "serverInfo": {"name": "callproof-executor", "version": env!("CARGO_PKG_VERSION")},
+        "instructions": "The callproof conformance app; each result's structuredContent is a callproof envelope.",
+    })
+}
+
+/// The conformance app's tools as MCP tools: the catalog's input schema, the envelope as output schema, and
+/// annotations from the catalog's risk.
+pub fn tool_list() -> Vec<Value> {
+    let mut envelope: Map<String, Value> =
+        serde_json::from_str(include_str!("../../../docs/envelope.schema.json")).unwrap_or_default();
+    envelope.insert("type".to_owned(), json!("object"));
+    catalog()
+        .into_iter()
+        .map(|entry| {
+            let spec = entry.spec;
+            let read = spec.risk == Risk::Read;
+            let mut annotations = json!({
+                "readOnlyHint": read,
+                "destructiveHint": spec.risk == Risk::Destructive,
+                "openWorldHint": spec.risk == Risk::External,
+            });
+            if read {
+                annotations["idempotentHint"] = json!(true);
+            }
+            json!({
+                "name": spec.name,
+                "description": spec.description,
+                "inputSchema": spec.input_schema,
+                "outputSchema": envelope,
+                "annotations": annotations,
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests;

@@ -10,6 +10,7 @@
 //! an `auth` member in `_meta["io.callproof/context"]` is ignored.
 
 mod call;
+pub mod token;
 
 pub use call::{Call, Trust, stdio_context, tool_result};
 

@@ -1,9 +1,11 @@
 //! `callproof-executor --stdio`: the reference executor as a process that speaks the adapter protocol
-//! `callproof/1` (docs/protocol.md) on stdin and stdout; `--mcp`: the same as an MCP server (docs/mcp.md).
+//! `callproof/1` (docs/protocol.md) on stdin and stdout; `--mcp`: the same as an MCP server (docs/mcp.md), and
+//! `--mcp-http` over Streamable HTTP.
 //! Kept thin: options, then the serving loop.
 //!
 //! Rule enforced here: stdout carries protocol lines and nothing else; every log line goes to stderr.
 
+mod http;
 mod mcp;
 mod options;
 mod serve;
@@ -34,8 +36,14 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let served =
-        if options.mcp { runtime.block_on(mcp::serve(options)) } else { runtime.block_on(serve::serve(options)) };
+    let served = match options.mode {
+        options::Mode::Stdio => runtime.block_on(serve::serve(options)),
+        options::Mode::Mcp => runtime.block_on(mcp::serve(options)),
+        options::Mode::McpHttp(ref address) => {
+            let address = address.clone();
+            runtime.block_on(http::serve(options, address))
+        }
+    };
     match served {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {

@@ -8,15 +8,20 @@ use std::path::PathBuf;
 use tokio::sync::Semaphore;
 
 pub(crate) const USAGE: &str = "\
-usage: callproof-executor --stdio|--mcp [--store STORE] [--namespace NAME] [--max-in-flight N] [--mutant NAME]
+usage: callproof-executor --stdio|--mcp|--mcp-http [ADDR] [--store STORE] [--namespace NAME] [--max-in-flight N]
+                          [--mutant NAME]
 
 Serves the callproof conformance app as the reference executor, speaking the adapter protocol callproof/1
-(docs/protocol.md), or MCP, as JSON lines on stdin and stdout. Logs go to stderr.
+(docs/protocol.md) or MCP as JSON lines on stdin and stdout, or MCP over Streamable HTTP. Logs go to stderr.
 
   --stdio           serve the adapter protocol callproof/1 on stdin/stdout
   --mcp             serve MCP (2025-11-25) on stdin/stdout: the app's tools, each result's structuredContent
                     an envelope; the downstream from CALLPROOF_DOWNSTREAM_URL, the trusted context from each
                     call's _meta member io.callproof/context or a fixed stdio context (docs/mcp.md)
+  --mcp-http [ADDR] serve MCP (2025-11-25) over Streamable HTTP on loopback at ADDR (HOST:PORT, path /mcp, or
+                    http://HOST:PORT/PATH; default CALLPROOF_MCP_URL; port 0 picks one, printed on stderr);
+                    every request needs a bearer JWT signed HS256 with CALLPROOF_TOKEN_KEY, for that URL, and
+                    the call's identity comes from its claims only (docs/mcp.md)
   --store STORE     the idempotency store (default: sqlite:callproof-executor.v2.sqlite3 in the system's
                     temporary folder, so the working folder stays clean):
                       memory                 in this process only; lost when the process dies
@@ -40,8 +45,18 @@ pub(crate) struct Options {
     pub(crate) mutant: Option<&'static str>,
     /// How many calls may run at once before stdin is left unread.
     pub(crate) max_in_flight: usize,
-    /// Serve MCP instead of callproof/1.
-    pub(crate) mcp: bool,
+    /// What to speak, and where.
+    pub(crate) mode: Mode,
+}
+
+/// The protocol and transport.
+pub(crate) enum Mode {
+    /// callproof/1 on stdin/stdout.
+    Stdio,
+    /// MCP on stdin/stdout.
+    Mcp,
+    /// MCP over Streamable HTTP at this address (else `CALLPROOF_MCP_URL`).
+    McpHttp(Option<String>),
 }
 
 /// The default of `--max-in-flight`: far above what the harness sends at once, far below what would exhaust
@@ -62,9 +77,9 @@ fn default_store_path() -> PathBuf {
     std::env::temp_dir().join("callproof-executor.v2.sqlite3")
 }
 
-pub(crate) fn parse(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> {
-    let mut stdio = false;
-    let mut mcp = false;
+pub(crate) fn parse(args: impl Iterator<Item = String>) -> Result<Parsed, String> {
+    let mut args = args.peekable();
+    let mut modes = Vec::new();
     let mut store = Locator::Sqlite(default_store_path());
     let mut namespace = "callproof".to_owned();
     let mut variant = Variant::REFERENCE;
@@ -77,8 +92,14 @@ pub(crate) fn parse(mut args: impl Iterator<Item = String>) -> Result<Parsed, St
         };
         let mut value = |name: &str| inline.clone().or_else(|| args.next()).ok_or(format!("{name} needs a value"));
         match name.as_str() {
-            "--stdio" => stdio = true,
-            "--mcp" => mcp = true,
+            "--stdio" => modes.push(Mode::Stdio),
+            "--mcp" => modes.push(Mode::Mcp),
+            "--mcp-http" => {
+                // The address is optional: the harness starts `--mcp-http` with CALLPROOF_MCP_URL set.
+                let next_is_value = args.peek().is_some_and(|next| !next.starts_with("--"));
+                let address = inline.clone().or_else(|| if next_is_value { args.next() } else { None });
+                modes.push(Mode::McpHttp(address));
+            }
             "--store" => store = value("--store")?.parse().map_err(|error| format!("--store {error}"))?,
             "--namespace" => namespace = value("--namespace")?,
             "--max-in-flight" => {
@@ -99,10 +120,13 @@ pub(crate) fn parse(mut args: impl Iterator<Item = String>) -> Result<Parsed, St
             other => return Err(format!("unknown argument {other:?}")),
         }
     }
-    if stdio == mcp {
-        return Err("say --stdio (the adapter protocol) or --mcp (MCP), one of them, both over stdin/stdout".to_owned());
+    if modes.len() != 1 {
+        return Err("say one of --stdio (the adapter protocol on stdin/stdout), --mcp (MCP on stdin/stdout) and \
+                    --mcp-http [ADDR] (MCP over Streamable HTTP)"
+            .to_owned());
     }
-    Ok(Parsed::Run(Options { store, namespace, variant, mutant, max_in_flight, mcp }))
+    let mode = modes.remove(0);
+    Ok(Parsed::Run(Options { store, namespace, variant, mutant, max_in_flight, mode }))
 }
 
 /// The mutant called `name`.

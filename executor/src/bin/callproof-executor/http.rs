@@ -1,0 +1,330 @@
+//! `callproof-executor --mcp-http`: the reference executor as an MCP server over Streamable HTTP (protocol
+//! 2025-11-25) on loopback; each POST's body is answered by the library's [`callproof_executor::mcp`], as over
+//! stdio, with `Content-Type: application/json` (never SSE: every answer is one message).
+//!
+//! Rule enforced here: nothing reaches the MCP layer unless the request passed, in this order, the `Origin`
+//! check (403 for a page that is not on loopback), the path (404), the method (POST; DELETE ends a session;
+//! anything else 405), the bearer token (401 with `WWW-Authenticate`, [`callproof_executor::mcp::token`]), the
+//! protocol version header (400), the content type (415) and the session (404 for an unknown `Mcp-Session-Id`);
+//! the body is read only up to the executor's line limit (413 past it). A body that is not JSON is 400 with
+//! -32700, one that is not a request 400 with -32600; a request other than `initialize` without a session is
+//! 400. The identity of a call is the token's, never `_meta`'s.
+
+use crate::mcp;
+use crate::options::Options;
+use callproof_executor::Executor;
+use callproof_executor::lines::MAX_LINE_BYTES;
+use callproof_executor::mcp::token::{TokenError, Verifier};
+use callproof_executor::mcp::{Answer, INVALID_REQUEST, PARSE_ERROR, Trust, VERSIONS, refusal};
+use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
+use hyper::body::{Bytes, Incoming};
+use hyper::header::{self, HeaderValue};
+use hyper::{Method, Request, Response, StatusCode};
+use serde_json::{Value, json};
+use std::collections::{BTreeSet, VecDeque};
+use std::convert::Infallible;
+use std::net::{IpAddr, SocketAddr};
+use std::sync::{Arc, Mutex};
+use std::time::{SystemTime, UNIX_EPOCH};
+use tokio::net::TcpListener;
+use tokio::sync::Semaphore;
+
+/// The header that carries a session after `initialize` (2025-11-25 transports §Session Management).
+const SESSION: &str = "mcp-session-id";
+/// The header that names the negotiated revision on every request after `initialize`.
+const PROTOCOL_VERSION: &str = "mcp-protocol-version";
+/// Sessions kept at once; the oldest is forgotten past that (its next request gets 404, as after a restart).
+const MAX_SESSIONS: usize = 4096;
+
+/// Where to listen and the URL tokens must name: `http://HOST:PORT/PATH` on loopback.
+struct Endpoint {
+    address: SocketAddr,
+    path: String,
+    /// The URL exactly as given (the tokens' audience), unless the port was 0.
+    url: Option<String>,
+}
+
+/// The state every request sees.
+struct Server {
+    executor: Arc<Executor>,
+    durable: bool,
+    verifier: Verifier,
+    path: String,
+    sessions: Mutex<Sessions>,
+    slots: Semaphore,
+}
+
+/// The open sessions, oldest first.
+#[derive(Default)]
+struct Sessions {
+    open: BTreeSet<String>,
+    order: VecDeque<String>,
+}
+
+/// Serves MCP over Streamable HTTP at `url` (the option's value, else `CALLPROOF_MCP_URL`) until SIGINT or
+/// SIGTERM.
+pub(crate) async fn serve(options: Options, url: Option<String>) -> Result<(), String> {
+    let url = match url {
+        Some(url) => url,
+        None => std::env::var("CALLPROOF_MCP_URL")
+            .map_err(|_| "--mcp-http needs an address (HOST:PORT or http://HOST:PORT/PATH) or CALLPROOF_MCP_URL")?,
+    };
+    let endpoint = endpoint(&url)?;
+    let key = std::env::var("CALLPROOF_TOKEN_KEY").unwrap_or_default();
+    if key.is_empty() {
+        return Err("--mcp-http needs CALLPROOF_TOKEN_KEY, the HS256 key of the bearer tokens (docs/mcp.md)".to_owned());
+    }
+    let (executor, durable, downstream) = mcp::executor(&options).await?;
+    let listener =
+        TcpListener::bind(endpoint.address).await.map_err(|error| format!("cannot listen on {url}: {error}"))?;
+    let bound = listener.local_addr().map_err(|error| format!("cannot listen on {url}: {error}"))?;
+    let url = endpoint.url.unwrap_or_else(|| format!("http://{bound}{}", endpoint.path));
+    let server = Arc::new(Server {
+        executor,
+        durable,
+        verifier: Verifier::new(key.as_bytes(), &url),
+        path: endpoint.path,
+        sessions: Mutex::default(),
+        slots: Semaphore::new(options.max_in_flight),
+    });
+    eprintln!("callproof-executor: serving MCP {} over Streamable HTTP at {url} against {downstream}", VERSIONS[0]);
+    let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        .map_err(|error| format!("cannot wait for SIGTERM: {error}"))?;
+    loop {
+        let (stream, _) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(accepted) => accepted,
+                Err(error) => { eprintln!("callproof-executor: accept failed: {error}"); continue }
+            },
+            _ = tokio::signal::ctrl_c() => return Ok(()),
+            _ = terminate.recv() => return Ok(()),
+        };
+        let server = server.clone();
+        tokio::spawn(async move {
+            let service = hyper::service::service_fn(move |request| handle(server.clone(), request));
+            let io = hyper_util::rt::TokioIo::new(stream);
+            // A client that hangs up mid-request is its own business; the next connection is served.
+            let _ = hyper::server::conn::http1::Builder::new().serve_connection(io, service).await;
+        });
+    }
+}
+
+/// `HOST:PORT` (path `/mcp`) or `http://HOST:PORT/PATH`, with a loopback host.
+fn endpoint(url: &str) -> Result<Endpoint, String> {
+    let wrong = |why: &str| format!("--mcp-http {url:?}: {why}");
+    let (rest, exact) = match url.strip_prefix("http://") {
+        Some(rest) => (rest, true),
+        None if url.contains("://") => return Err(wrong("only http:// is served (loopback, no TLS)")),
+        None => (url, false),
+    };
+    let (authority, path) = match rest.find('/') {
+        Some(slash) => (&rest[..slash], &rest[slash..]),
+        None => (rest, "/mcp"),
+    };
+    if path.contains(['?', '#']) {
+        return Err(wrong("the path may not have a query or a fragment"));
+    }
+    let (host, port) = authority.rsplit_once(':').ok_or_else(|| wrong("expected HOST:PORT"))?;
+    let port: u16 = port.parse().map_err(|_| wrong("the port is not a number from 0 to 65535"))?;
+    let ip: IpAddr = match host {
+        "localhost" => IpAddr::from([127, 0, 0, 1]),
+        host => host.trim_start_matches('[').trim_end_matches(']').parse().map_err(|_| wrong("not an IP address"))?,
+    };
+    if !ip.is_loopback() {
+        return Err(wrong("the host must be loopback (127.0.0.1, ::1 or localhost): the server is for local testing"));
+    }
+    let url = (exact && port != 0).then(|| url.to_owned());
+    let url = url.or_else(|| (port != 0).then(|| format!("http://{authority}{path}")));
+    Ok(Endpoint { address: SocketAddr::new(ip, port), path: path.to_owned(), url })
+}
+
+/// One HTTP request's answer.
+async fn handle(server: Arc<Server>, request: Request<Incoming>) -> Result<Response<Full<Bytes>>, Infallible> {
+    let session = match admit(&server, &request) {
+        Ok(admitted) => admitted,
+        Err(response) => return Ok(response),
+    };
+    let (auth, session) = session;
+    if request.method() == Method::DELETE {
+        return Ok(end_session(&server, session.as_deref()));
+    }
+    let body = match read_body(request).await {
+        Ok(body) => body,
+        Err(response) => return Ok(response),
+    };
+    Ok(respond(&server, &body, Trust::Token(auth), session).await)
+}
+
+/// The checks made before the body is read; the token's identity and the request's session when they pass.
+fn admit(
+    server: &Server,
+    request: &Request<Incoming>,
+) -> Result<(callproof_executor::AuthContext, Option<String>), Response<Full<Bytes>>> {
+    let headers = request.headers();
+    if let Some(origin) = headers.get(header::ORIGIN)
+        && !loopback_origin(origin)
+    {
+        return Err(error(StatusCode::FORBIDDEN, "Forbidden: the Origin is not on loopback"));
+    }
+    if request.uri().path() != server.path {
+        return Err(error(StatusCode::NOT_FOUND, &format!("Not found: the MCP endpoint is {}", server.path)));
+    }
+    if request.method() != Method::POST && request.method() != Method::DELETE {
+        let mut response = error(StatusCode::METHOD_NOT_ALLOWED, "Method not allowed: POST a JSON-RPC message");
+        response.headers_mut().insert(header::ALLOW, HeaderValue::from_static("POST, DELETE"));
+        return Err(response);
+    }
+    let authorization = headers.get(header::AUTHORIZATION).map(HeaderValue::as_bytes);
+    let verified = server.verifier.verify(authorization, now_ms()).map_err(|refused| unauthorized(&refused))?;
+    if let Some(version) = headers.get(PROTOCOL_VERSION)
+        && !VERSIONS.iter().any(|known| version.as_bytes() == known.as_bytes())
+    {
+        return Err(error(StatusCode::BAD_REQUEST, "Bad Request: unsupported MCP-Protocol-Version"));
+    }
+    let session = match headers.get(SESSION).map(|session| session.to_str()) {
+        None => None,
+        Some(Ok(session)) if lock(&server.sessions).open.contains(session) => Some(session.to_owned()),
+        Some(_) => return Err(error(StatusCode::NOT_FOUND, "Not found: no such session (initialize again)")),
+    };
+    if request.method() == Method::POST {
+        let content_type = headers.get(header::CONTENT_TYPE).and_then(|value| value.to_str().ok()).unwrap_or("");
+        if !content_type.trim().to_ascii_lowercase().starts_with("application/json") {
+            return Err(error(StatusCode::UNSUPPORTED_MEDIA_TYPE, "Unsupported Media Type: send application/json"));
+        }
+    }
+    Ok((verified.auth, session))
+}
+
+/// The body, at most [`MAX_LINE_BYTES`]; 413 past it, 400 when it cannot be read.
+async fn read_body(request: Request<Incoming>) -> Result<Bytes, Response<Full<Bytes>>> {
+    let too_large = || error(StatusCode::PAYLOAD_TOO_LARGE, &format!("Payload too large: over {MAX_LINE_BYTES} bytes"));
+    let declared = request.headers().get(header::CONTENT_LENGTH).and_then(|value| value.to_str().ok());
+    if declared.and_then(|length| length.parse::<u64>().ok()).is_some_and(|length| length > MAX_LINE_BYTES as u64) {
+        return Err(too_large());
+    }
+    match Limited::new(request.into_body(), MAX_LINE_BYTES).collect().await {
+        Ok(collected) => Ok(collected.to_bytes()),
+        Err(failure) if failure.is::<LengthLimitError>() => Err(too_large()),
+        Err(_) => Err(error(StatusCode::BAD_REQUEST, "Bad Request: the body could not be read")),
+    }
+}
+
+/// The answer to a message from an admitted request.
+async fn respond(server: &Server, body: &[u8], trust: Trust, session: Option<String>) -> Response<Full<Bytes>> {
+    let no_session = || error(StatusCode::BAD_REQUEST, "Bad Request: Mcp-Session-Id is required after initialize");
+    match callproof_executor::mcp::answer(body, server.durable, trust) {
+        Answer::Nothing => json_response(StatusCode::ACCEPTED, None),
+        Answer::Initialize(message) => {
+            let mut response = json_response(StatusCode::OK, Some(&message));
+            if let Ok(value) = HeaderValue::from_str(&open_session(server)) {
+                response.headers_mut().insert(SESSION, value);
+            }
+            response
+        }
+        // Not JSON, or not a request: the transport's 400 (2025-11-25 transports §Sending Messages, item 4).
+        Answer::Now(message) if matches!(error_code(&message), Some(PARSE_ERROR | INVALID_REQUEST)) => {
+            json_response(StatusCode::BAD_REQUEST, Some(&message))
+        }
+        _ if session.is_none() => no_session(),
+        Answer::Now(message) => json_response(StatusCode::OK, Some(&message)),
+        Answer::Execute(call) => {
+            // Bounded like --max-in-flight over stdio; the permit is released when the call is answered.
+            let _slot = server.slots.acquire().await;
+            json_response(StatusCode::OK, Some(&call.run(&server.executor).await))
+        }
+    }
+}
+
+fn error_code(message: &Value) -> Option<i64> {
+    message.get("error")?.get("code")?.as_i64()
+}
+
+/// A new session id, kept until DELETE or until [`MAX_SESSIONS`] newer ones push it out.
+fn open_session(server: &Server) -> String {
+    let id = session_id();
+    let mut sessions = lock(&server.sessions);
+    sessions.open.insert(id.clone());
+    sessions.order.push_back(id.clone());
+    while sessions.order.len() > MAX_SESSIONS {
+        if let Some(oldest) = sessions.order.pop_front() {
+            sessions.open.remove(&oldest);
+        }
+    }
+    id
+}
+
+/// DELETE: ends the session it names.
+fn end_session(server: &Server, session: Option<&str>) -> Response<Full<Bytes>> {
+    let Some(session) = session else {
+        return error(StatusCode::BAD_REQUEST, "Bad Request: DELETE needs the Mcp-Session-Id to end");
+    };
+    let mut sessions = lock(&server.sessions);
+    sessions.open.remove(session);
+    sessions.order.retain(|open| open != session);
+    json_response(StatusCode::OK, None)
+}
+
+/// 32 hex digits from the system's random source (a session id must not be guessable).
+fn session_id() -> String {
+    use std::io::Read;
+    let mut bytes = [0u8; 16];
+    let random = std::fs::File::open("/dev/urandom").and_then(|mut source| source.read_exact(&mut bytes));
+    if random.is_err() {
+        // No random source: unique, if guessable, and said so on stderr.
+        eprintln!("callproof-executor: /dev/urandom is unreadable; session ids are predictable");
+        bytes = now_nanos().to_le_bytes();
+    }
+    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
+}
+
+/// The 401 of a refused token (RFC 6750 §3).
+fn unauthorized(refused: &TokenError) -> Response<Full<Bytes>> {
+    let body = match refused {
+        TokenError::Missing => json!({"error": "invalid_request", "error_description": refused.to_string()}),
+        other => json!({"error": "invalid_token", "error_description": other.to_string()}),
+    };
+    let mut response = json_response(StatusCode::UNAUTHORIZED, Some(&body));
+    if let Ok(value) = HeaderValue::from_str(&refused.www_authenticate()) {
+        response.headers_mut().insert(header::WWW_AUTHENTICATE, value);
+    }
+    response
+}
+
+/// An HTTP refusal with a JSON-RPC error body (-32600, `id: null`) saying why.
+fn error(status: StatusCode, why: &str) -> Response<Full<Bytes>> {
+    json_response(status, Some(&refusal(&Value::Null, INVALID_REQUEST, why)))
+}
+
+fn json_response(status: StatusCode, body: Option<&Value>) -> Response<Full<Bytes>> {
+    let mut response = Response::new(Full::new(body.map_or_else(Bytes::new, |body| Bytes::from(body.to_string()))));
+    *response.status_mut() = status;
+    if body.is_some() {
+        response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    }
+    response
+}
+
+/// An `Origin` on loopback (`http://127.0.0.1:…`, `http://localhost:…`, `http://[::1]:…`); anything else is
+/// another site's page, the DNS-rebinding attack the transport's Security Warning names.
+fn loopback_origin(origin: &HeaderValue) -> bool {
+    let Ok(origin) = origin.to_str() else { return false };
+    let Some(rest) = origin.strip_prefix("http://").or_else(|| origin.strip_prefix("https://")) else { return false };
+    let host = match rest.rsplit_once(':') {
+        Some((host, port)) if port.bytes().all(|byte| byte.is_ascii_digit()) => host,
+        _ => rest,
+    };
+    host == "localhost"
+        || host.trim_start_matches('[').trim_end_matches(']').parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
+}
+
+fn lock(sessions: &Mutex<Sessions>) -> std::sync::MutexGuard<'_, Sessions> {
+    sessions.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+fn now_ms() -> u64 {
+    u64::try_from(now_nanos() / 1_000_000).unwrap_or(u64::MAX)
+}
+
+fn now_nanos() -> u128 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |elapsed| elapsed.as_nanos())
+}

@@ -19,19 +19,22 @@ use wiremock::{Mock, MockServer, ResponseTemplate};
 
 const KEY: &str = "Y2FsbHByb29mLXRlc3Qta2V5LW9mLXRoaXMtcnVuLTAx";
 
-/// The binary serving MCP over HTTP on a port of its choosing, against `downstream`.
+/// The binary serving MCP over HTTP on a port of its choosing, against `downstream` (when `None`, the one each
+/// token names).
 struct Server {
     child: Child,
     url: String,
 }
 
 impl Server {
-    fn start(downstream: &str) -> Server {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_callproof-executor"))
-            .args(["--mcp-http", "127.0.0.1:0", "--store", "memory"])
-            .env("CALLPROOF_TOKEN_KEY", KEY)
-            .env("CALLPROOF_DOWNSTREAM_URL", downstream)
-            .env_remove("CALLPROOF_MCP_URL")
+    fn start(downstream: Option<&str>) -> Server {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_callproof-executor"));
+        command.args(["--mcp-http", "127.0.0.1:0", "--store", "memory"]).env("CALLPROOF_TOKEN_KEY", KEY);
+        command.env_remove("CALLPROOF_MCP_URL").env_remove("CALLPROOF_DOWNSTREAM_URL");
+        if let Some(downstream) = downstream {
+            command.env("CALLPROOF_DOWNSTREAM_URL", downstream);
+        }
+        let mut child = command
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
@@ -141,7 +144,7 @@ async fn downstream() -> MockServer {
 #[tokio::test]
 async fn a_good_token_opens_a_session_lists_the_tools_and_calls_one_as_its_subject() {
     let downstream = downstream().await;
-    let server = Server::start(&downstream.uri());
+    let server = Server::start(Some(&downstream.uri()));
     let token = token(&claims(&server.url, "orders:read"));
     let session = initialize(&server, &token).await;
     let (status, _, listed) =
@@ -166,7 +169,7 @@ async fn a_good_token_opens_a_session_lists_the_tools_and_calls_one_as_its_subje
 #[tokio::test]
 async fn a_forged_meta_context_is_ignored_and_the_tokens_missing_scope_is_forbidden() {
     let downstream = downstream().await;
-    let server = Server::start(&downstream.uri());
+    let server = Server::start(Some(&downstream.uri()));
     let token = token(&claims(&server.url, "exports:read"));
     let session = initialize(&server, &token).await;
     let forged = json!({"io.callproof/context": {"call_id": "c_forged", "attempt": 1, "auth": {
@@ -188,7 +191,7 @@ async fn a_forged_meta_context_is_ignored_and_the_tokens_missing_scope_is_forbid
 
 #[tokio::test]
 async fn a_missing_forged_expired_misaddressed_or_unsigned_token_gets_401_with_www_authenticate() {
-    let server = Server::start("http://127.0.0.1:9");
+    let server = Server::start(Some("http://127.0.0.1:9"));
     let ping = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
     let good = claims(&server.url, "orders:read");
     let mut expired = good.clone();
@@ -218,7 +221,7 @@ async fn a_missing_forged_expired_misaddressed_or_unsigned_token_gets_401_with_w
 
 #[tokio::test]
 async fn a_body_that_is_not_json_gets_400_with_minus_32700_and_one_that_is_not_a_request_minus_32600() {
-    let server = Server::start("http://127.0.0.1:9");
+    let server = Server::start(Some("http://127.0.0.1:9"));
     let token = token(&claims(&server.url, ""));
     let session = initialize(&server, &token).await;
     let (status, _, answer) =
@@ -233,7 +236,7 @@ async fn a_body_that_is_not_json_gets_400_with_minus_32700_and_one_that_is_not_a
 
 #[tokio::test]
 async fn a_body_over_the_line_limit_is_refused_with_413_before_it_is_read() {
-    let server = Server::start("http://127.0.0.1:9");
+    let server = Server::start(Some("http://127.0.0.1:9"));
     let token = token(&claims(&server.url, ""));
     let length = callproof_executor::lines::MAX_LINE_BYTES + 1;
     let mut stream = std::net::TcpStream::connect(("127.0.0.1", server.port())).expect("connects");
@@ -253,7 +256,7 @@ async fn a_body_over_the_line_limit_is_refused_with_413_before_it_is_read() {
 
 #[tokio::test]
 async fn get_is_405_a_foreign_origin_403_and_a_request_without_or_after_its_session_400_and_404() {
-    let server = Server::start("http://127.0.0.1:9");
+    let server = Server::start(Some("http://127.0.0.1:9"));
     let token = token(&claims(&server.url, ""));
     let client = reqwest::Client::new();
     let got = client.get(&server.url).bearer_auth(&token).send().await.expect("answered");
@@ -269,4 +272,19 @@ async fn get_is_405_a_foreign_origin_403_and_a_request_without_or_after_its_sess
     let ended = client.delete(&server.url).bearer_auth(&token).header("mcp-session-id", &session).send();
     assert_eq!(ended.await.expect("answered").status().as_u16(), 200);
     assert_eq!(post(&server, &token, Some(&session), ping).await.0, 404, "the ended session is unknown");
+}
+
+#[tokio::test]
+async fn without_a_configured_downstream_each_call_goes_to_the_downstream_its_token_signs() {
+    let downstream = downstream().await;
+    let server = Server::start(None);
+    let mut signed = claims(&server.url, "orders:read");
+    let session = initialize(&server, &token(&signed)).await;
+    let (_, _, answer) = post(&server, &token(&signed), Some(&session), &get_order_call(1, &json!({}))).await;
+    assert_eq!(answer["result"]["structuredContent"]["error"]["code"], "dependency_unavailable", "{answer}");
+    signed["cp_downstream_url"] = json!(downstream.uri());
+    signed["cp_session"] = json!("s_claimed");
+    let (_, _, answer) = post(&server, &token(&signed), Some(&session), &get_order_call(2, &json!({}))).await;
+    assert_eq!(answer["result"]["structuredContent"]["ok"], true, "{answer}");
+    assert!(!downstream.received_requests().await.expect("recorded").is_empty());
 }

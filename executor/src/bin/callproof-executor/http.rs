@@ -8,20 +8,23 @@
 //! protocol version header (400), the content type (415) and the session (404 for an unknown `Mcp-Session-Id`);
 //! the body is read only up to the executor's line limit (413 past it). A body that is not JSON is 400 with
 //! -32700, one that is not a request 400 with -32600; a request other than `initialize` without a session is
-//! 400. The identity of a call is the token's, never `_meta`'s.
+//! 400. The identity of a call is the token's, never `_meta`'s. Without `CALLPROOF_DOWNSTREAM_URL` (a server
+//! the harness did not start, `--mcp-url`), a call's downstream and session come from the token's signed
+//! `cp_downstream_url` and `cp_session` claims, never from the request.
 
-use crate::mcp;
 use crate::options::Options;
+use crate::serve;
 use callproof_executor::Executor;
 use callproof_executor::lines::MAX_LINE_BYTES;
-use callproof_executor::mcp::token::{TokenError, Verifier};
+use callproof_executor::mcp::token::{TokenError, Verified, Verifier};
 use callproof_executor::mcp::{Answer, INVALID_REQUEST, PARSE_ERROR, Trust, VERSIONS, refusal};
+use callproof_executor::store::Store;
 use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
 use hyper::body::{Bytes, Incoming};
 use hyper::header::{self, HeaderValue};
 use hyper::{Method, Request, Response, StatusCode};
 use serde_json::{Value, json};
-use std::collections::{BTreeSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::convert::Infallible;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::{Arc, Mutex};
@@ -35,6 +38,10 @@ const SESSION: &str = "mcp-session-id";
 const PROTOCOL_VERSION: &str = "mcp-protocol-version";
 /// Sessions kept at once; the oldest is forgotten past that (its next request gets 404, as after a restart).
 const MAX_SESSIONS: usize = 4096;
+/// Executors kept for the downstreams named by tokens; past that the cache starts again.
+const MAX_CLAIMED: usize = 64;
+/// The session of a call whose token names a downstream but no session.
+const DEFAULT_SESSION: &str = "mcp";
 
 /// Where to listen and the URL tokens must name: `http://HOST:PORT/PATH` on loopback.
 struct Endpoint {
@@ -46,12 +53,22 @@ struct Endpoint {
 
 /// The state every request sees.
 struct Server {
+    /// The executor for `CALLPROOF_DOWNSTREAM_URL`, or for the discard port when it is unset.
     executor: Arc<Executor>,
+    /// Set when `CALLPROOF_DOWNSTREAM_URL` is unset: executors for the downstreams tokens name.
+    claimed: Option<Claimed>,
     durable: bool,
     verifier: Verifier,
     path: String,
     sessions: Mutex<Sessions>,
     slots: Semaphore,
+}
+
+/// Executors built for the `cp_downstream_url` and `cp_session` of tokens.
+struct Claimed {
+    options: Options,
+    store: Arc<dyn Store>,
+    built: Mutex<BTreeMap<(String, String), Arc<Executor>>>,
 }
 
 /// The open sessions, oldest first.
@@ -74,18 +91,25 @@ pub(crate) async fn serve(options: Options, url: Option<String>) -> Result<(), S
     if key.is_empty() {
         return Err("--mcp-http needs CALLPROOF_TOKEN_KEY, the HS256 key of the bearer tokens (docs/mcp.md)".to_owned());
     }
-    let (executor, durable, downstream) = mcp::executor(&options).await?;
+    let (store, durable) = serve::open_store(&options).await?;
+    let configured = std::env::var("CALLPROOF_DOWNSTREAM_URL").ok();
+    let downstream = configured.clone().unwrap_or_else(|| crate::mcp::NO_DOWNSTREAM.to_owned());
+    let session = std::env::var("CALLPROOF_SESSION").unwrap_or_else(|_| DEFAULT_SESSION.to_owned());
+    let executor = Arc::new(serve::build(&options, &downstream, &session, store.clone(), durable)?);
+    let max_in_flight = options.max_in_flight;
+    let claimed = configured.is_none().then(|| Claimed { options, store, built: Mutex::default() });
     let listener =
         TcpListener::bind(endpoint.address).await.map_err(|error| format!("cannot listen on {url}: {error}"))?;
     let bound = listener.local_addr().map_err(|error| format!("cannot listen on {url}: {error}"))?;
     let url = endpoint.url.unwrap_or_else(|| format!("http://{bound}{}", endpoint.path));
     let server = Arc::new(Server {
         executor,
+        claimed,
         durable,
         verifier: Verifier::new(key.as_bytes(), &url),
         path: endpoint.path,
         sessions: Mutex::default(),
-        slots: Semaphore::new(options.max_in_flight),
+        slots: Semaphore::new(max_in_flight),
     });
     eprintln!("callproof-executor: serving MCP {} over Streamable HTTP at {url} against {downstream}", VERSIONS[0]);
     let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
@@ -144,7 +168,7 @@ async fn handle(server: Arc<Server>, request: Request<Incoming>) -> Result<Respo
         Ok(admitted) => admitted,
         Err(response) => return Ok(response),
     };
-    let (auth, session) = session;
+    let (verified, session) = session;
     if request.method() == Method::DELETE {
         return Ok(end_session(&server, session.as_deref()));
     }
@@ -152,14 +176,11 @@ async fn handle(server: Arc<Server>, request: Request<Incoming>) -> Result<Respo
         Ok(body) => body,
         Err(response) => return Ok(response),
     };
-    Ok(respond(&server, &body, Trust::Token(auth), session).await)
+    Ok(respond(&server, &body, verified, session).await)
 }
 
-/// The checks made before the body is read; the token's identity and the request's session when they pass.
-fn admit(
-    server: &Server,
-    request: &Request<Incoming>,
-) -> Result<(callproof_executor::AuthContext, Option<String>), Response<Full<Bytes>>> {
+/// The checks made before the body is read; the verified token and the request's session when they pass.
+fn admit(server: &Server, request: &Request<Incoming>) -> Result<(Verified, Option<String>), Response<Full<Bytes>>> {
     let headers = request.headers();
     if let Some(origin) = headers.get(header::ORIGIN)
         && !loopback_origin(origin)
@@ -192,7 +213,7 @@ fn admit(
             return Err(error(StatusCode::UNSUPPORTED_MEDIA_TYPE, "Unsupported Media Type: send application/json"));
         }
     }
-    Ok((verified.auth, session))
+    Ok((verified, session))
 }
 
 /// The body, at most [`MAX_LINE_BYTES`]; 413 past it, 400 when it cannot be read.
@@ -210,9 +231,15 @@ async fn read_body(request: Request<Incoming>) -> Result<Bytes, Response<Full<By
 }
 
 /// The answer to a message from an admitted request.
-async fn respond(server: &Server, body: &[u8], trust: Trust, session: Option<String>) -> Response<Full<Bytes>> {
+async fn respond(server: &Server, body: &[u8], verified: Verified, session: Option<String>) -> Response<Full<Bytes>> {
     let no_session = || error(StatusCode::BAD_REQUEST, "Bad Request: Mcp-Session-Id is required after initialize");
-    match callproof_executor::mcp::answer(body, server.durable, trust) {
+    let executor = match server.executor_for(&verified) {
+        Ok(executor) => executor,
+        Err(why) => {
+            return error(StatusCode::BAD_REQUEST, &format!("Bad Request: the token's cp_downstream_url: {why}"));
+        }
+    };
+    match callproof_executor::mcp::answer(body, server.durable, Trust::Token(verified.auth)) {
         Answer::Nothing => json_response(StatusCode::ACCEPTED, None),
         Answer::Initialize(message) => {
             let mut response = json_response(StatusCode::OK, Some(&message));
@@ -230,8 +257,30 @@ async fn respond(server: &Server, body: &[u8], trust: Trust, session: Option<Str
         Answer::Execute(call) => {
             // Bounded like --max-in-flight over stdio; the permit is released when the call is answered.
             let _slot = server.slots.acquire().await;
-            json_response(StatusCode::OK, Some(&call.run(&server.executor).await))
+            json_response(StatusCode::OK, Some(&call.run(&executor).await))
         }
+    }
+}
+
+impl Server {
+    /// The executor for a call with this token: the configured one, or (for a server the harness did not start)
+    /// the one for the downstream and session its claims name.
+    fn executor_for(&self, verified: &Verified) -> Result<Arc<Executor>, String> {
+        let (Some(claimed), Some(downstream)) = (&self.claimed, &verified.downstream_url) else {
+            return Ok(self.executor.clone());
+        };
+        let session = verified.session.clone().unwrap_or_else(|| DEFAULT_SESSION.to_owned());
+        let key = (downstream.clone(), session);
+        let mut built = claimed.built.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(executor) = built.get(&key) {
+            return Ok(executor.clone());
+        }
+        let executor = Arc::new(serve::build(&claimed.options, &key.0, &key.1, claimed.store.clone(), self.durable)?);
+        if built.len() >= MAX_CLAIMED {
+            built.clear();
+        }
+        built.insert(key, executor.clone());
+        Ok(executor)
     }
 }
 

@@ -20,9 +20,9 @@ use tokio::sync::mpsc;
 /// every call that needs the downstream fails as `downstream_unavailable` instead of reaching anything.
 pub(crate) const NO_DOWNSTREAM: &str = "http://127.0.0.1:9";
 
-/// The executor of `options` for an MCP transport: the downstream and session from the environment
-/// (docs/mcp.md), and whether its store is durable.
-pub(crate) async fn executor(options: &Options) -> Result<(Arc<Executor>, bool, String), String> {
+/// The executor of `options` over stdio: the downstream and session from the environment (docs/mcp.md), and
+/// whether its store is durable.
+async fn executor(options: &Options) -> Result<(Arc<Executor>, bool, String), String> {
     let (store, durable) = serve::open_store(options).await?;
     let downstream = std::env::var("CALLPROOF_DOWNSTREAM_URL").unwrap_or_else(|_| NO_DOWNSTREAM.to_owned());
     let session = std::env::var("CALLPROOF_SESSION").unwrap_or_else(|_| "mcp".to_owned());

@@ -2,8 +2,9 @@
 """Writes the seed inputs of each fuzz target into CORPUS_ROOT/<target>/ (scripts/fuzz calls this).
 
 Seeds are the inputs callproof already knows are interesting: every argument text of the malformed-input corpus
-and of the shipped scenarios (decode targets), the protocol examples in fuzz/seeds/protocol_line/, and every
-shipped scenario file (scenario target). A seed's file name is its content hash, so rerunning adds nothing twice.
+and of the shipped scenarios (decode targets), the protocol examples in fuzz/seeds/protocol_line/, the MCP
+messages in fuzz/seeds/mcp_message/, and every shipped scenario file (scenario target). A seed's file name is
+its content hash, so rerunning adds nothing twice.
 """
 import hashlib
 import pathlib
@@ -42,6 +43,8 @@ def main() -> None:
             write(root / "decode_call", bytes([pick]) + data)
     for path in sorted((ROOT / "fuzz/seeds/protocol_line").iterdir()):
         write(root / "protocol_line", path.read_bytes())
+    for path in sorted((ROOT / "fuzz/seeds/mcp_message").iterdir()):
+        write(root / "mcp_message", path.read_bytes())
     scenarios = sorted((ROOT / "scenarios").rglob("*.toml"))
     for path in scenarios:
         if "corpus" not in path.parts and "catalog" not in path.parts:

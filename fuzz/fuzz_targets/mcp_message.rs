@@ -63,5 +63,5 @@ fuzz_target!(|bytes: &[u8]| {
     check_token(bytes);
     check(bytes, answer(bytes, false, Trust::Stdio), None);
     let token = AuthContext::new("u_token", "t_token", &["orders:read"]);
-    check(bytes, answer(bytes, true, Trust::Token(token.clone())), Some(&token));
+    check(bytes, answer(bytes, true, Trust::Token(Box::new(token.clone()))), Some(&token));
 });

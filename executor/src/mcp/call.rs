@@ -27,7 +27,7 @@ pub enum Trust {
     /// without one gets [`stdio_context`].
     Stdio,
     /// HTTP: the identity of the verified bearer token; an `auth` in `_meta` is ignored.
-    Token(AuthContext),
+    Token(Box<AuthContext>),
 }
 
 /// `_meta["io.callproof/context"]`: the caller's bookkeeping and, over stdio, the trusted context.
@@ -127,7 +127,7 @@ pub(super) fn call(text: &str, message: &Value, id: &Value, trust: Trust) -> Res
         }
     };
     let auth = match trust {
-        Trust::Token(auth) => auth,
+        Trust::Token(auth) => *auth,
         Trust::Stdio => context.auth.unwrap_or_else(stdio_context),
     };
     let call_id = context.call_id.unwrap_or_else(|| format!("mcp_{}", id.to_string().trim_matches('"')));

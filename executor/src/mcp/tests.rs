@@ -58,9 +58,9 @@ fn without_meta_the_fixed_stdio_context_is_used() {
 fn over_http_the_token_identity_wins_and_a_meta_auth_is_ignored_even_when_malformed() {
     let token = crate::AuthContext::new("u_token", "t_token", &["orders:read"]);
     let forged = r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"get_order","_meta":{"io.callproof/context":{"call_id":"c4","auth":{"subject_id":"admin","tenant_id":"t_other","scopes":["refunds:write"],"identity":{"valid":true}}}},"arguments":{}}}"#;
-    let request = execute(forged, Trust::Token(token.clone())).request;
+    let request = execute(forged, Trust::Token(Box::new(token.clone()))).request;
     assert_eq!((request.auth, request.call.call_id.as_str()), (token.clone(), "c4"));
     let malformed = r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"get_order","_meta":{"io.callproof/context":{"auth":7}},"arguments":{}}}"#;
-    assert_eq!(execute(malformed, Trust::Token(token)).request.auth.subject_id, "u_token");
+    assert_eq!(execute(malformed, Trust::Token(Box::new(token))).request.auth.subject_id, "u_token");
     assert_eq!(code(malformed), Some(-32602), "over stdio the same auth is read, and refused");
 }

@@ -166,7 +166,7 @@ fn endpoint(url: &str) -> Result<Endpoint, String> {
 async fn handle(server: Arc<Server>, request: Request<Incoming>) -> Result<Response<Full<Bytes>>, Infallible> {
     let session = match admit(&server, &request) {
         Ok(admitted) => admitted,
-        Err(response) => return Ok(response),
+        Err(response) => return Ok(*response),
     };
     let (verified, session) = session;
     if request.method() == Method::DELETE {
@@ -174,51 +174,53 @@ async fn handle(server: Arc<Server>, request: Request<Incoming>) -> Result<Respo
     }
     let body = match read_body(request).await {
         Ok(body) => body,
-        Err(response) => return Ok(response),
+        Err(response) => return Ok(*response),
     };
     Ok(respond(&server, &body, verified, session).await)
 }
 
 /// The checks made before the body is read; the verified token and the request's session when they pass.
-fn admit(server: &Server, request: &Request<Incoming>) -> Result<(Verified, Option<String>), Response<Full<Bytes>>> {
+fn admit(server: &Server, request: &Request<Incoming>) -> Result<(Verified, Option<String>), Refused> {
     let headers = request.headers();
     if let Some(origin) = headers.get(header::ORIGIN)
         && !loopback_origin(origin)
     {
-        return Err(error(StatusCode::FORBIDDEN, "Forbidden: the Origin is not on loopback"));
+        return Err(refuse(StatusCode::FORBIDDEN, "Forbidden: the Origin is not on loopback"));
     }
     if request.uri().path() != server.path {
-        return Err(error(StatusCode::NOT_FOUND, &format!("Not found: the MCP endpoint is {}", server.path)));
+        return Err(refuse(StatusCode::NOT_FOUND, &format!("Not found: the MCP endpoint is {}", server.path)));
     }
     if request.method() != Method::POST && request.method() != Method::DELETE {
         let mut response = error(StatusCode::METHOD_NOT_ALLOWED, "Method not allowed: POST a JSON-RPC message");
         response.headers_mut().insert(header::ALLOW, HeaderValue::from_static("POST, DELETE"));
-        return Err(response);
+        return Err(Box::new(response));
     }
     let authorization = headers.get(header::AUTHORIZATION).map(HeaderValue::as_bytes);
-    let verified = server.verifier.verify(authorization, now_ms()).map_err(|refused| unauthorized(&refused))?;
+    let verified =
+        server.verifier.verify(authorization, now_ms()).map_err(|refused| Box::new(unauthorized(&refused)))?;
     if let Some(version) = headers.get(PROTOCOL_VERSION)
         && !VERSIONS.iter().any(|known| version.as_bytes() == known.as_bytes())
     {
-        return Err(error(StatusCode::BAD_REQUEST, "Bad Request: unsupported MCP-Protocol-Version"));
+        return Err(refuse(StatusCode::BAD_REQUEST, "Bad Request: unsupported MCP-Protocol-Version"));
     }
     let session = match headers.get(SESSION).map(|session| session.to_str()) {
         None => None,
         Some(Ok(session)) if lock(&server.sessions).open.contains(session) => Some(session.to_owned()),
-        Some(_) => return Err(error(StatusCode::NOT_FOUND, "Not found: no such session (initialize again)")),
+        Some(_) => return Err(refuse(StatusCode::NOT_FOUND, "Not found: no such session (initialize again)")),
     };
     if request.method() == Method::POST {
         let content_type = headers.get(header::CONTENT_TYPE).and_then(|value| value.to_str().ok()).unwrap_or("");
         if !content_type.trim().to_ascii_lowercase().starts_with("application/json") {
-            return Err(error(StatusCode::UNSUPPORTED_MEDIA_TYPE, "Unsupported Media Type: send application/json"));
+            return Err(refuse(StatusCode::UNSUPPORTED_MEDIA_TYPE, "Unsupported Media Type: send application/json"));
         }
     }
     Ok((verified, session))
 }
 
 /// The body, at most [`MAX_LINE_BYTES`]; 413 past it, 400 when it cannot be read.
-async fn read_body(request: Request<Incoming>) -> Result<Bytes, Response<Full<Bytes>>> {
-    let too_large = || error(StatusCode::PAYLOAD_TOO_LARGE, &format!("Payload too large: over {MAX_LINE_BYTES} bytes"));
+async fn read_body(request: Request<Incoming>) -> Result<Bytes, Refused> {
+    let too_large =
+        || refuse(StatusCode::PAYLOAD_TOO_LARGE, &format!("Payload too large: over {MAX_LINE_BYTES} bytes"));
     let declared = request.headers().get(header::CONTENT_LENGTH).and_then(|value| value.to_str().ok());
     if declared.and_then(|length| length.parse::<u64>().ok()).is_some_and(|length| length > MAX_LINE_BYTES as u64) {
         return Err(too_large());
@@ -226,7 +228,7 @@ async fn read_body(request: Request<Incoming>) -> Result<Bytes, Response<Full<By
     match Limited::new(request.into_body(), MAX_LINE_BYTES).collect().await {
         Ok(collected) => Ok(collected.to_bytes()),
         Err(failure) if failure.is::<LengthLimitError>() => Err(too_large()),
-        Err(_) => Err(error(StatusCode::BAD_REQUEST, "Bad Request: the body could not be read")),
+        Err(_) => Err(refuse(StatusCode::BAD_REQUEST, "Bad Request: the body could not be read")),
     }
 }
 
@@ -239,7 +241,7 @@ async fn respond(server: &Server, body: &[u8], verified: Verified, session: Opti
             return error(StatusCode::BAD_REQUEST, &format!("Bad Request: the token's cp_downstream_url: {why}"));
         }
     };
-    match callproof_executor::mcp::answer(body, server.durable, Trust::Token(verified.auth)) {
+    match callproof_executor::mcp::answer(body, server.durable, Trust::Token(Box::new(verified.auth))) {
         Answer::Nothing => json_response(StatusCode::ACCEPTED, None),
         Answer::Initialize(message) => {
             let mut response = json_response(StatusCode::OK, Some(&message));
@@ -337,6 +339,13 @@ fn unauthorized(refused: &TokenError) -> Response<Full<Bytes>> {
         response.headers_mut().insert(header::WWW_AUTHENTICATE, value);
     }
     response
+}
+
+/// A response that ends a request early (boxed: it is the error side of a `Result`).
+type Refused = Box<Response<Full<Bytes>>>;
+
+fn refuse(status: StatusCode, why: &str) -> Refused {
+    Box::new(error(status, why))
 }
 
 /// An HTTP refusal with a JSON-RPC error body (-32600, `id: null`) saying why.

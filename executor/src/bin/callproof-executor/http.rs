@@ -386,3 +386,29 @@ fn now_ms() -> u64 {
 fn now_nanos() -> u128 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |elapsed| elapsed.as_nanos())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_address_is_loopback_with_a_default_path_and_the_given_url_is_the_audience() {
+        let bare = endpoint("127.0.0.1:8931").expect("valid");
+        assert_eq!((bare.address.to_string(), bare.path.as_str()), ("127.0.0.1:8931".to_owned(), "/mcp"));
+        assert_eq!(bare.url.as_deref(), Some("http://127.0.0.1:8931/mcp"));
+        let url = endpoint("http://localhost:8931/x/mcp").expect("valid");
+        assert_eq!((url.path.as_str(), url.url.as_deref()), ("/x/mcp", Some("http://localhost:8931/x/mcp")));
+        assert_eq!(endpoint("[::1]:0").expect("valid").url, None, "port 0: the audience is the bound URL");
+        for wrong in ["0.0.0.0:80", "10.0.0.1:80", "https://127.0.0.1:80/mcp", "127.0.0.1", "127.0.0.1:x", "h:1"] {
+            assert!(endpoint(wrong).is_err(), "{wrong}");
+        }
+        assert!(endpoint("http://127.0.0.1:80/mcp?x=1").is_err());
+    }
+
+    #[test]
+    fn only_a_loopback_origin_is_let_through() {
+        let origin = |text: &'static str| loopback_origin(&HeaderValue::from_static(text));
+        assert!(origin("http://127.0.0.1:8931") && origin("http://localhost") && origin("http://[::1]:3000"));
+        assert!(!origin("http://attacker.invalid") && !origin("http://127.0.0.1.evil.test:80") && !origin("null"));
+    }
+}

@@ -147,3 +147,25 @@ fn known_bad(name: &str) -> Result<(&'static str, Variant), String> {
          (cargo build -p callproof-executor --features mutants)"
     ))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mode(args: &[&str]) -> Result<Option<String>, String> {
+        match parse(args.iter().map(|arg| (*arg).to_owned()))? {
+            Parsed::Run(Options { mode: Mode::McpHttp(address), .. }) => Ok(address),
+            _ => Err("not --mcp-http".to_owned()),
+        }
+    }
+
+    #[test]
+    fn mcp_http_takes_an_optional_address_and_excludes_the_other_modes() {
+        assert_eq!(mode(&["--mcp-http", "127.0.0.1:0"]), Ok(Some("127.0.0.1:0".to_owned())));
+        assert_eq!(mode(&["--mcp-http=127.0.0.1:1"]), Ok(Some("127.0.0.1:1".to_owned())));
+        assert_eq!(mode(&["--mcp-http", "--store", "memory"]), Ok(None), "CALLPROOF_MCP_URL then");
+        assert_eq!(mode(&["--store", "memory", "--mcp-http"]), Ok(None));
+        assert!(mode(&["--mcp-http", "--mcp"]).is_err());
+        assert!(mode(&["--store", "memory"]).is_err());
+    }
+}

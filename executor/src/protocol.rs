@@ -22,8 +22,21 @@ pub const VERSION: &str = "callproof/1";
 /// The capability an executor declares when its idempotency records survive a restart of its process.
 pub const DURABLE_STORE: &str = "durable_store";
 
+/// The capability an executor declares when the process the harness starts is the executor itself, so that
+/// SIGSTOP stops it and SIGCONT resumes it (the `pause` fault: docs/protocol.md, "Process faults").
+pub const PAUSE: &str = "pause";
+
+/// The capability an executor declares when it reaches its idempotency store over TCP through the address in
+/// the environment variable [`STORE_PROXY_ENV`] whenever that is set, so that the harness can cut the store
+/// off (the `store_outage` fault).
+pub const STORE_OUTAGE: &str = "store_outage";
+
+/// The environment variable naming the loopback `host:port` an executor declaring [`STORE_OUTAGE`] connects
+/// its store through instead of the store's own address.
+pub const STORE_PROXY_ENV: &str = "CALLPROOF_STORE_PROXY";
+
 /// Every capability (`features` member) this version defines. Receivers ignore others.
-pub const FEATURES: &[&str] = &[DURABLE_STORE];
+pub const FEATURES: &[&str] = &[DURABLE_STORE, PAUSE, STORE_OUTAGE];
 
 /// A message from the harness to the executor.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

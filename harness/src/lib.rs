@@ -23,6 +23,7 @@
 //! | [`mutation`] | runs the suite against every known-bad executor: which check catches which bug |
 //! | [`protocol`] | the adapter protocol `callproof/1` (docs/protocol.md): JSON lines over stdio |
 //! | [`process`] | executors as processes speaking the protocol: start, correlate, kill, restart |
+//! | [`store_proxy`] | a loopback relay to an executor process's store, which `store_outage` cuts |
 //! | [`shell`] | executor command lines split into words like a POSIX shell, without a shell |
 //! | [`mcp`] | `callproof mcp`: the profile that tests any MCP server over stdio (docs/mcp.md) |
 //! | [`conform`] | the suite against one executor, judged: statuses, baseline, the human, JSON and JUnit reports |
@@ -56,6 +57,7 @@ pub mod shell;
 pub mod shipped;
 pub mod sim;
 pub mod subject;
+pub mod store_proxy;
 pub mod suite;
 pub mod timeline;
 pub mod transcript;

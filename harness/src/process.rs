@@ -6,11 +6,13 @@
 //! that is not a protocol message, an answer to an unknown id, an `error` message, silence, an exit) fails
 //! every call in flight and every later call of that process with a [`SubjectError`] that says what happened
 //! and carries the tail of the process's stderr. Kill faults SIGKILL the process; it is restarted with the
-//! same command and the same session, so a durable store carries its records over.
+//! same command and the same session, so a durable store carries its records over. A pause stops it with
+//! SIGSTOP and always resumes it with SIGCONT; a store outage cuts the [`StoreProxy`] its store goes through.
 
 use crate::protocol::{self, Capabilities, FromExecutor, Hello, ToExecutor, VERSION, excerpt};
 use crate::scenario::Scenario;
 use crate::shell;
+use crate::store_proxy::StoreProxy;
 use crate::subject::{Awaited, Subject, SubjectCall, SubjectError, SubjectFactory, SubjectFault, Support};
 use crate::world::FaultSpec;
 use crate::world::fault::Needs;
@@ -45,6 +47,9 @@ pub struct ProcessOptions {
     pub stop_grace: Duration,
     /// Extra environment variables for the process.
     pub env: Vec<(String, String)>,
+    /// The address (`host:port`) of the executor's idempotency store: when set, every executor process gets a
+    /// [`StoreProxy`] to it, named in `CALLPROOF_STORE_PROXY`, so that `store_outage` can cut its store off.
+    pub store_upstream: Option<String>,
 }
 
 impl Default for ProcessOptions {
@@ -54,6 +59,7 @@ impl Default for ProcessOptions {
             start_timeout: Duration::from_secs(20),
             stop_grace: Duration::from_secs(2),
             env: Vec::new(),
+            store_upstream: None,
         }
     }
 }
@@ -142,12 +148,14 @@ impl ProcessFactory {
     /// [`SubjectError`] when the process cannot be started or does not answer `hello` properly.
     pub async fn start_session(&self, downstream_url: &str, session: &str) -> Result<Arc<dyn Subject>, SubjectError> {
         let hello = self.hello(downstream_url, session);
-        let (instance, _) = Instance::spawn(&self.argv, &self.options, &hello).await?;
+        let (options, store) = with_store_proxy(&self.options).await?;
+        let (instance, _) = Instance::spawn(&self.argv, &options, &hello).await?;
         Ok(Arc::new(Restartable {
             argv: self.argv.clone(),
-            options: self.options.clone(),
+            options,
             start: hello,
             current: tokio::sync::Mutex::new(Arc::new(instance)),
+            store,
         }))
     }
 
@@ -172,20 +180,52 @@ impl SubjectFactory for ProcessFactory {
     }
 
     async fn support(&self, scenario: &Scenario) -> Support {
-        support(scenario, self.probe().await.ok().as_ref(), "see its capabilities")
+        let proxied = self.options.store_upstream.is_some();
+        support(scenario, self.probe().await.ok().as_ref(), "see its capabilities", proxied)
     }
 }
 
+/// `options` with a fresh [`StoreProxy`] named in the environment, when they name the store's address.
+pub(crate) async fn with_store_proxy(
+    options: &ProcessOptions,
+) -> Result<(ProcessOptions, Option<Arc<StoreProxy>>), SubjectError> {
+    let Some(upstream) = &options.store_upstream else { return Ok((options.clone(), None)) };
+    let proxy = StoreProxy::start(upstream)
+        .await
+        .map_err(|error| SubjectError::Unsupported(format!("cannot start the store proxy: {error}")))?;
+    let mut options = options.clone();
+    options.env.push((protocol::STORE_PROXY_ENV.to_owned(), proxy.address().to_string()));
+    Ok((options, Some(Arc::new(proxy))))
+}
+
 /// Whether an executor process with `capabilities` (unknown: `None`) can be judged on `scenario`: a fault that
-/// needs store control is skipped, a scenario calling a catalog tool the executor lacks is skipped, and a crash
-/// scenario is an expected failure when the store is not declared durable. Shared by every process subject
-/// (`callproof/1`, MCP).
-pub(crate) fn support(scenario: &Scenario, capabilities: Option<&Capabilities>, where_listed: &str) -> Support {
+/// needs store control is skipped unless the executor declares `store_outage` and the harness relays its store
+/// (`proxied`), a pause is skipped unless it declares `pause`, a scenario calling a catalog tool the executor
+/// lacks is skipped, and a crash scenario is an expected failure when the store is not declared durable.
+/// Shared by every process subject (`callproof/1`, MCP).
+pub(crate) fn support(
+    scenario: &Scenario,
+    capabilities: Option<&Capabilities>,
+    where_listed: &str,
+    proxied: bool,
+) -> Support {
     let faults: Vec<&FaultSpec> = scenario.steps.iter().flat_map(|step| step.faults()).collect();
+    let declares = |feature: &str| capabilities.is_some_and(|capabilities| capabilities.has(feature));
     if let Some(fault) = faults.iter().find(|fault| fault.kind.needs() == Needs::StoreControl) {
+        let why = match (declares(protocol::STORE_OUTAGE), proxied) {
+            (true, true) => None,
+            (false, _) => Some("the executor does not declare store_outage (its store cannot be cut off)"),
+            (true, false) => Some("the harness was given no store address to relay (conform --store-address)"),
+        };
+        if let Some(why) = why {
+            return Support::Skip(format!("{} needs control over the executor's idempotency store: {why}", fault.kind.name()));
+        }
+    }
+    if let Some(fault) = faults.iter().find(|fault| fault.kind.needs() == Needs::Pause)
+        && !declares(protocol::PAUSE)
+    {
         return Support::Skip(format!(
-            "{} needs control over the executor's idempotency store, which an executor process does not offer \
-             through the protocol",
+            "{} stops the executor's process, and the executor does not declare pause (SIGSTOP may not reach it)",
             fault.kind.name()
         ));
     }
@@ -229,6 +269,9 @@ pub(crate) trait Running: Send + Sync + Sized + 'static {
 
     /// Closes stdin, waits up to `grace` for the exit, then kills.
     async fn stop(&self, grace: Duration);
+
+    /// Its process handles.
+    fn handles(&self) -> &Handles;
 }
 
 /// One scenario's executor: the current process, replaced on restart with the same command and start (so the
@@ -238,6 +281,8 @@ pub(crate) struct Restartable<R: Running> {
     pub(crate) options: ProcessOptions,
     pub(crate) start: R::Start,
     pub(crate) current: tokio::sync::Mutex<Arc<R>>,
+    /// The relay its store goes through, when the harness can cut it off.
+    pub(crate) store: Option<Arc<StoreProxy>>,
 }
 
 #[async_trait]
@@ -254,8 +299,24 @@ impl<R: Running> Subject for Restartable<R> {
                 let mut current = self.current.lock().await;
                 *current = Arc::new(R::start(&self.argv, &self.options, &self.start).await?);
             }
-            (SubjectFault::StoreOutage, _) => {
-                return Err(SubjectError::Unsupported(format!("an executor process offers no control for a {fault}")));
+            (SubjectFault::StoreOutage, on) => match &self.store {
+                Some(store) => store.set_cut(on),
+                None if !on => {}
+                None => {
+                    let why = format!("an executor process whose store is not relayed offers no control for a {fault}");
+                    return Err(SubjectError::Unsupported(why));
+                }
+            },
+            (SubjectFault::Pause(_), false) => {}
+            (SubjectFault::Pause(pause), true) => {
+                let current = self.current.lock().await.clone();
+                if current.handles().signal("STOP").await {
+                    // Resumed by a task of its own, so that nothing the harness drops can leave it stopped.
+                    tokio::spawn(async move {
+                        tokio::time::sleep(pause).await;
+                        current.handles().signal("CONT").await;
+                    });
+                }
             }
         }
         Ok(())
@@ -285,6 +346,10 @@ impl Running for Instance {
 
     async fn stop(&self, grace: Duration) {
         self.handles.stop(grace).await;
+    }
+
+    fn handles(&self) -> &Handles {
+        &self.handles
     }
 }
 
@@ -350,6 +415,15 @@ impl Handles {
         let mut child = self.child.lock().await;
         let _ = child.kill().await;
         self.reader.abort();
+    }
+
+    /// Sends `signal` (`STOP`, `CONT`) with the system's `kill` while the process runs; whether it was sent. The
+    /// process is reaped only through this handle, which is locked meanwhile, so its pid cannot name another.
+    pub(crate) async fn signal(&self, signal: &str) -> bool {
+        let mut child = self.child.lock().await;
+        let (Ok(None), Some(pid)) = (child.try_wait(), child.id()) else { return false };
+        let sent = Command::new("kill").args(["-s", signal, &pid.to_string()]).stdin(Stdio::null()).status().await;
+        sent.is_ok_and(|status| status.success())
     }
 
     /// Closes stdin, waits up to `grace` for the exit, then kills.
@@ -684,9 +758,9 @@ mod tests {
             tools,
             features: Vec::new(),
         };
-        assert_eq!(support(scenario, Some(&capabilities(all.clone())), "not in its tools/list"), Support::Full);
+        assert_eq!(support(scenario, Some(&capabilities(all.clone())), "not in its tools/list", false), Support::Full);
         let fewer: Vec<String> = all.into_iter().filter(|tool| tool != "refund_order").collect();
-        match support(scenario, Some(&capabilities(fewer)), "not in its tools/list") {
+        match support(scenario, Some(&capabilities(fewer)), "not in its tools/list", false) {
             Support::Skip(why) => assert!(why.contains("`refund_order` (not in its tools/list)"), "{why}"),
             other => panic!("expected a skip, got {other:?}"),
         }

@@ -249,10 +249,10 @@ impl Session<'_> {
         let tool = planned.first().map_or("", |planned| planned.call.name.as_str());
         let armed = self.arm(step_index, step, tool).await?;
         let first = self.calls.len();
-        let answered = futures::future::join_all(
+        let calls = futures::future::join_all(
             planned.into_iter().enumerate().map(|(offset, planned)| self.call(planned, first + offset)),
-        )
-        .await;
+        );
+        let answered = self.pausing(calls).await?;
         let killed = answered.iter().any(|record| record.answer == Answer::Killed);
         for record in answered {
             self.operations[record.op].calls.push(record.index);
@@ -264,6 +264,22 @@ impl Session<'_> {
             self.subject.inject(SubjectFault::Kill, false).await?;
         }
         Ok(())
+    }
+
+    /// Runs `calls`, pausing the subject whenever a `pause` fault asks the world to.
+    async fn pausing<T>(&self, calls: impl Future<Output = T>) -> Result<T, SubjectError> {
+        let mut pauses = self.world.pauses();
+        pauses.mark_unchanged();
+        tokio::pin!(calls);
+        loop {
+            tokio::select! {
+                answered = &mut calls => return Ok(answered),
+                Ok(()) = pauses.changed() => {
+                    let pause = pauses.borrow_and_update().last;
+                    self.subject.inject(SubjectFault::Pause(pause), true).await?;
+                }
+            }
+        }
     }
 
     /// Arms the step's faults: subject faults on the subject, the others on the world (on `tool`'s main

@@ -183,6 +183,9 @@ pub trait Subject: Send + Sync {
             // An in-process subject killed mid-call has nothing to kill or restart: its calls were dropped and
             // its store survived.
             SubjectFault::Kill => Ok(()),
+            // An in-process subject shares the harness's process, which cannot be stopped: the call simply
+            // goes on (the properties the pause scenarios judge hold either way).
+            SubjectFault::Pause(_) => Ok(()),
             SubjectFault::StoreOutage if !on => Ok(()),
             SubjectFault::StoreOutage => {
                 Err(SubjectError::Unsupported(format!("this subject cannot make its store fail ({fault})")))
@@ -204,6 +207,9 @@ pub enum SubjectFault {
     /// restarted with the same session; an in-process subject's calls in flight were dropped and its store
     /// survives, so there is nothing to do.
     Kill,
+    /// The subject's process is stopped (SIGSTOP) for this long and then resumed (SIGCONT); switched on only
+    /// (it ends by itself). An in-process subject cannot be stopped: nothing happens.
+    Pause(Duration),
 }
 
 impl std::fmt::Display for SubjectFault {
@@ -211,6 +217,7 @@ impl std::fmt::Display for SubjectFault {
         formatter.write_str(match self {
             SubjectFault::StoreOutage => "store outage",
             SubjectFault::Kill => "kill",
+            SubjectFault::Pause(_) => "pause",
         })
     }
 }
@@ -338,7 +345,7 @@ impl Subject for InProcessSubject {
     async fn inject(&self, fault: SubjectFault, on: bool) -> Result<(), SubjectError> {
         match fault {
             SubjectFault::StoreOutage => self.outage.store(on, Ordering::Release),
-            SubjectFault::Kill => {}
+            SubjectFault::Kill | SubjectFault::Pause(_) => {}
         }
         Ok(())
     }

@@ -41,6 +41,9 @@ pub struct AsProcess {
     pub trips: Option<&'static [&'static str]>,
     /// Whether it needs records that survive a restart (its bug shows only across a kill).
     pub durable_store: bool,
+    /// Whether its bug shows only when its store fails: as a process, over PostgreSQL reached through the
+    /// harness's store proxy (`conform --store-address`), which `store_outage` cuts.
+    pub store_outage: bool,
 }
 
 impl Mutant {
@@ -52,7 +55,7 @@ impl Mutant {
 
 /// Caught as a process over these scenarios, by the same checks as in process, on any store.
 const fn over(scenarios: &'static [&'static str]) -> AsProcess {
-    AsProcess { scenarios, trips: None, durable_store: false }
+    AsProcess { scenarios, trips: None, durable_store: false, store_outage: false }
 }
 
 const R: Variant = Variant::REFERENCE;
@@ -330,6 +333,14 @@ pub const ALL: &[Mutant] = &[
         variant: Variant { redirects: reqwest::redirect::Policy::default, ..R },
         trips: &["configured-origin-only", "identity-stays-home", "not-sent-means-unseen"],
         process: over(&["redirect/after_commit_to_unreachable", "redirect/foreign_307_keeps_identity_home"]),
+    },
+    Mutant {
+        name: "store-errors-ignored",
+        bug: "a failing idempotency store is taken for an empty one: the call goes ahead without a claim and its \
+              outcome is never recorded",
+        variant: Variant { store: |store| Arc::new(ports::FailsOpenStore(store)), ..R },
+        trips: &["expectations", "single-effect"],
+        process: AsProcess { store_outage: true, ..over(&["internal/store_outage"]) },
     },
 ];
 

@@ -221,3 +221,22 @@ impl Downstream for OptimisticTaskStatus {
         Ok(response)
     }
 }
+
+/// Fails open: a store that cannot be reached is taken for an empty one, so the call goes ahead without a
+/// claim and its outcome is never recorded (the "cache is down, carry on" shortcut).
+pub struct FailsOpenStore(pub Arc<dyn Store>);
+
+#[async_trait]
+impl Forward for FailsOpenStore {
+    fn inner(&self) -> &dyn Store {
+        &*self.0
+    }
+
+    async fn claim(&self, new: &NewRecord) -> Result<Claim, StoreError> {
+        Ok(self.0.claim(new).await.unwrap_or(Claim::Acquired))
+    }
+
+    async fn compare_and_set(&self, key: &str, expected: Version, update: Update) -> Result<bool, StoreError> {
+        Ok(self.0.compare_and_set(key, expected, update).await.unwrap_or(true))
+    }
+}

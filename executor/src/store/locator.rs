@@ -79,6 +79,27 @@ impl Locator {
         }
     }
 
+    /// The same store reached through `address` (`host:port`, e.g. a proxy on loopback) instead of the host and
+    /// port its URL names; user, password, database and parameters stay. Only network stores given as a URL
+    /// have an address to replace.
+    ///
+    /// # Errors
+    /// A sentence saying why, for memory and SQLite stores and for a PostgreSQL key=value string.
+    pub fn through(&self, address: &str) -> Result<Locator, String> {
+        let swap = |url: &str| -> Result<String, String> {
+            let (scheme, rest) = url.split_once("://").ok_or("a key=value string has no address to replace")?;
+            let end = rest.find(['/', '?']).unwrap_or(rest.len());
+            let (authority, tail) = rest.split_at(end);
+            let user = authority.rsplit_once('@').map(|(user, _)| format!("{user}@")).unwrap_or_default();
+            Ok(format!("{scheme}://{user}{address}{tail}"))
+        };
+        match self {
+            Locator::Postgres(url) => Ok(Locator::Postgres(swap(url)?)),
+            Locator::Redis(url) => Ok(Locator::Redis(swap(url)?)),
+            Locator::Memory | Locator::Sqlite(_) => Err(format!("{self} is not reached over the network")),
+        }
+    }
+
     /// Opens the store, under `namespace` (the PostgreSQL schema, or the Redis key prefix `namespace:`).
     ///
     /// # Errors
@@ -210,6 +231,19 @@ mod tests {
         assert_eq!(postgres, Locator::Postgres("postgresql://app@db/test".into()));
         let redis: Locator = "redis://127.0.0.1:6379".parse().expect("a locator");
         assert_eq!(redis, Locator::Redis("redis://127.0.0.1:6379".into()));
+    }
+
+    #[test]
+    fn a_network_store_is_reached_through_another_address_with_everything_else_kept() {
+        let locator: Locator = "postgres:postgres://app:s3cret@db/test".parse().expect("a locator");
+        assert_eq!(
+            locator.through("127.0.0.1:4100").map(|through| through.unredacted()),
+            Ok("postgres:postgres://app:s3cret@127.0.0.1:4100/test".to_owned())
+        );
+        let redis: Locator = "redis://cache:6379/2".parse().expect("a locator");
+        assert_eq!(redis.through("127.0.0.1:1").map(|through| through.unredacted()), Ok("redis:redis://127.0.0.1:1/2".into()));
+        assert!(Locator::Postgres("host=db user=app".into()).through("127.0.0.1:1").is_err());
+        assert!(Locator::Memory.through("127.0.0.1:1").is_err());
     }
 
     #[test]

@@ -12,7 +12,7 @@ use super::select::Selection;
 use callproof_harness::conform;
 use callproof_harness::corpus::Corpus;
 use callproof_harness::mcp::McpFactory;
-use callproof_harness::process::ProcessFactory;
+use callproof_harness::process::{ProcessFactory, ProcessOptions};
 use callproof_harness::protocol::Capabilities;
 use callproof_harness::subject::SubjectFactory;
 use std::process::ExitCode;
@@ -42,6 +42,11 @@ pub(crate) struct Args {
     /// Features the MCP server has but cannot declare in its capabilities (e.g. durable_store).
     #[arg(long, value_name = "FEATURE", value_delimiter = ',', requires = "mcp")]
     mcp_features: Vec<String>,
+    /// With --executor: the address (HOST:PORT) of the executor's idempotency store. Each executor process then
+    /// reaches it through a relay the harness can cut (`store_outage` scenarios; the executor must declare
+    /// the store_outage feature), named in its environment as CALLPROOF_STORE_PROXY.
+    #[arg(long, value_name = "HOST:PORT", requires = "executor")]
+    store_address: Option<String>,
     /// The reports.
     #[command(flatten)]
     reports: Reports,
@@ -53,7 +58,7 @@ pub(crate) struct Args {
 /// Runs the suite against the executor process and reports.
 pub(crate) fn run(args: Args) -> Result<ExitCode, Error> {
     let options = args.selection.options(args.jobs.map_or_else(conform::default_process_jobs, usize::from))?;
-    let subject = Subject::new(args.executor.as_deref(), args.mcp.as_deref(), args.mcp_features)?;
+    let subject = Subject::new(args.executor.as_deref(), args.mcp.as_deref(), args.mcp_features, args.store_address)?;
     let scenarios = args.selection.scenarios()?;
     let prepared = args.reports.prepare()?;
     let runtime = super::runtime()?;
@@ -81,10 +86,19 @@ enum Subject {
 }
 
 impl Subject {
-    fn new(executor: Option<&str>, mcp: Option<&str>, features: Vec<String>) -> Result<Subject, Error> {
+    fn new(
+        executor: Option<&str>,
+        mcp: Option<&str>,
+        features: Vec<String>,
+        store_address: Option<String>,
+    ) -> Result<Subject, Error> {
         match (executor, mcp) {
             (_, Some(command)) => Ok(Subject::Mcp(Box::new(McpFactory::new(command)?.with_features(features)))),
-            (Some(command), None) => Ok(Subject::Process(Box::new(ProcessFactory::new(command)?))),
+            (Some(command), None) => {
+                let factory = ProcessFactory::new(command)?;
+                let options = ProcessOptions { store_upstream: store_address, ..factory.options().clone() };
+                Ok(Subject::Process(Box::new(factory.with_options(options))))
+            }
             // clap's group requires one of them.
             (None, None) => Err(Error::Usage("give --executor COMMAND or --mcp COMMAND".to_owned())),
         }

@@ -151,7 +151,7 @@ impl SubjectFactory for McpFactory {
     }
 
     async fn support(&self, scenario: &Scenario) -> Support {
-        process::support(scenario, self.probe().await.ok().as_ref(), "not in its tools/list")
+        process::support(scenario, self.probe().await.ok().as_ref(), "not in its tools/list", false)
     }
 
     async fn start(&self, downstream_url: &str) -> Result<Arc<dyn Subject>, SubjectError> {
@@ -162,6 +162,7 @@ impl SubjectFactory for McpFactory {
             options: self.options().clone(),
             start: env,
             current: tokio::sync::Mutex::new(Arc::new(connection)),
+            store: None,
         }))
     }
 }
@@ -185,6 +186,10 @@ impl Running for Connection {
 
     async fn stop(&self, grace: Duration) {
         self.handles.stop(grace).await;
+    }
+
+    fn handles(&self) -> &Handles {
+        &self.handles
     }
 }
 

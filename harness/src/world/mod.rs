@@ -88,6 +88,18 @@ impl Kills {
     }
 }
 
+/// The pauses faults have asked for so far: the channel the runner watches to stop the subject.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Pauses {
+    /// How many.
+    pub count: u64,
+    /// How long the last one stops the subject.
+    pub last: Duration,
+}
+
+/// How long a paused request's answer waits, so that the subject is stopped before the answer reaches it.
+const PAUSE_SETTLE: Duration = Duration::from_millis(300);
+
 /// The shared downstream world.
 #[derive(Debug)]
 pub struct World {
@@ -95,6 +107,7 @@ pub struct World {
     state: Mutex<State>,
     armed: Mutex<Faults>,
     kills: watch::Sender<Kills>,
+    pauses: watch::Sender<Pauses>,
     /// Where the foreign origin listens, once it does (a `redirect` fault may point there).
     foreign_origin: OnceLock<String>,
 }
@@ -140,6 +153,7 @@ impl World {
         World {
             origin,
             kills: watch::Sender::new(Kills::default()),
+            pauses: watch::Sender::new(Pauses::default()),
             armed: Mutex::new(Faults::default()),
             foreign_origin: OnceLock::new(),
             state: Mutex::new(State::new(fixtures, behaviour.honours_idempotency_key, origin)),
@@ -172,6 +186,11 @@ impl World {
     /// The kills faults have asked for; the runner watches it and kills the subject.
     pub fn kills(&self) -> watch::Receiver<Kills> {
         self.kills.subscribe()
+    }
+
+    /// The pauses faults have asked for; the runner watches it and pauses the subject.
+    pub fn pauses(&self) -> watch::Receiver<Pauses> {
+        self.pauses.subscribe()
     }
 
     /// Every request so far.
@@ -260,6 +279,10 @@ impl World {
             After::Kill(point) => {
                 self.kills.send_modify(|kills| kills.count(point));
                 (if point == KillPoint::InFlight { KILL_HOLD } else { Duration::ZERO }, false)
+            }
+            After::Pause(pause) => {
+                self.pauses.send_modify(|pauses| *pauses = Pauses { count: pauses.count + 1, last: pause });
+                (PAUSE_SETTLE, false)
             }
         };
         if delay < KILL_HOLD {

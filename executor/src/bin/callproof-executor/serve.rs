@@ -13,8 +13,10 @@ use crate::session::SessionStore;
 use callproof_executor::app::catalog;
 use callproof_executor::clock::SystemClock;
 use callproof_executor::lines::{self, LineError, MAX_LINE_BYTES};
-use callproof_executor::protocol::{Capabilities, DURABLE_STORE, FromExecutor, ToExecutor, VERSION};
-use callproof_executor::store::{OpenOptions, PostgresOptions, Store};
+use callproof_executor::protocol::{
+    Capabilities, DURABLE_STORE, FromExecutor, PAUSE, STORE_OUTAGE, STORE_PROXY_ENV, ToExecutor, VERSION,
+};
+use callproof_executor::store::{Locator, OpenOptions, PostgresOptions, Store};
 use callproof_executor::{Config, Executor};
 use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
@@ -130,8 +132,21 @@ fn capabilities(options: &Options, durable: bool) -> Capabilities {
         name,
         version: env!("CARGO_PKG_VERSION").to_owned(),
         tools: catalog().into_iter().map(|entry| entry.spec.name).collect(),
-        features: if durable { vec![DURABLE_STORE.to_owned()] } else { Vec::new() },
+        features: features(options, durable),
     }
+}
+
+/// The features this executor has with `options`: it is always the process the harness started (`pause`); a
+/// durable store is declared; a PostgreSQL store honours the harness's store proxy (`store_outage`).
+fn features(options: &Options, durable: bool) -> Vec<String> {
+    let mut features = vec![PAUSE.to_owned()];
+    if durable {
+        features.push(DURABLE_STORE.to_owned());
+    }
+    if matches!(options.store, Locator::Postgres(_)) {
+        features.push(STORE_OUTAGE.to_owned());
+    }
+    features
 }
 
 /// The executor of `options` against the downstream at `downstream_url`, its records kept under `session` in a
@@ -157,8 +172,14 @@ pub(crate) async fn open_store(options: &Options) -> Result<(Arc<dyn Store>, boo
         postgres: PostgresOptions { connections: 2, ..PostgresOptions::default() },
         ..OpenOptions::default()
     };
-    let store = options
-        .store
+    // A harness that can cut the store off names a proxy to reach it through (docs/protocol.md).
+    let through = match std::env::var(STORE_PROXY_ENV) {
+        Ok(address) if matches!(options.store, Locator::Postgres(_)) => {
+            options.store.through(&address).map_err(|why| format!("{STORE_PROXY_ENV}: {why}"))?
+        }
+        _ => options.store.clone(),
+    };
+    let store = through
         .open(&options.namespace, &open)
         .await
         .map_err(|error| format!("store {}: {error}", options.store))?;

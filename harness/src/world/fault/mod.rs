@@ -53,6 +53,8 @@ pub enum Needs {
     StoreControl,
     /// A subject that is killed and restarted keeps its idempotency records (a durable store).
     DurableStore,
+    /// A subject whose process can be stopped and resumed (SIGSTOP, SIGCONT).
+    Pause,
 }
 
 /// The step a generated fault goes on: what its parameters may depend on.

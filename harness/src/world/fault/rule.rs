@@ -81,6 +81,9 @@ pub enum After {
     Lost(Duration),
     /// Kill the subject at this point.
     Kill(KillPoint),
+    /// Stop the subject's process (SIGSTOP) for this long, then resume it (SIGCONT); the answer goes out once
+    /// the stop has landed, so the subject finds it waiting when it resumes.
+    Pause(Duration),
 }
 
 /// When a kill fault kills the subject.

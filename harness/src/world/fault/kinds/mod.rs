@@ -83,6 +83,7 @@ kinds! {
     commit_then_truncate => CommitThenTruncate,
     redirect => Redirect,
     drop_then_land => DropThenLand,
+    pause => Pause,
 }
 
 pub use inject_text::INJECTION;

@@ -939,7 +939,7 @@ def main():
         log(str(error))
         return 1
     wire.send({"type": "capabilities", "protocol": PROTOCOL, "name": NAME,
-               "version": "0.1.0", "tools": sorted(executor.tools), "features": []})
+               "version": "0.1.0", "tools": sorted(executor.tools), "features": ["pause"]})
     log("serving session %s against %s" % (hello.get("session"), hello.get("downstream_url")))
 
     def serve(message, received):

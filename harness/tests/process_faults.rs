@@ -18,14 +18,6 @@ fn scenario(name: &str) -> Vec<Scenario> {
     Scenario::discover(&[repo().join("scenarios").join(format!("{name}.toml"))]).expect("the scenario loads")
 }
 
-/// `host:port` of a `postgres://user@host:port/db` URL.
-fn address_of(url: &str) -> String {
-    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
-    let authority = rest.split(['/', '?']).next().unwrap_or_default();
-    let host = authority.rsplit_once('@').map_or(authority, |(_, host)| host);
-    if host.contains(':') { host.to_owned() } else { format!("{host}:5432") }
-}
-
 async fn conform(command: &str, store_address: Option<String>, scenarios: Vec<Scenario>) -> conform::Report {
     let factory = ProcessFactory::new(command).expect("a command");
     let options = ProcessOptions { store_upstream: store_address, ..factory.options().clone() };
@@ -51,7 +43,7 @@ fn only(report: &conform::Report) -> &ScenarioResult {
 async fn with_postgres_cut_off_the_reference_binary_answers_internal_error_and_executes_once_when_back() {
     let Some(postgres) = Postgres::open("process_faults store outage").await else { return };
     let command = reference_command(&postgres.store_args());
-    let report = conform(&command, Some(address_of(&postgres.url)), scenario("internal/store_outage")).await;
+    let report = conform(&command, Some(postgres.address()), scenario("internal/store_outage")).await;
     let result = only(&report);
     assert_eq!(result.status, Status::Pass, "{:?} {:?}", result.reason, failed_checks(&report));
     let transcript = result.transcript.as_ref().expect("it ran");
@@ -63,7 +55,7 @@ async fn with_postgres_cut_off_the_reference_binary_answers_internal_error_and_e
 async fn a_binary_that_takes_a_failing_store_for_an_empty_one_is_caught_through_the_store_proxy() {
     let Some(postgres) = Postgres::open("process_faults store outage mutant").await else { return };
     let command = reference_command(&format!("{} --mutant store-errors-ignored", postgres.store_args()));
-    let report = conform(&command, Some(address_of(&postgres.url)), scenario("internal/store_outage")).await;
+    let report = conform(&command, Some(postgres.address()), scenario("internal/store_outage")).await;
     assert_eq!(only(&report).status, Status::Fail);
     let failed = failed_checks(&report);
     for check in ["expectations", "single-effect"] {

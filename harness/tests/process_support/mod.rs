@@ -202,6 +202,14 @@ impl Postgres {
     }
 
     /// The executor's store arguments.
+    /// `host:port` of the server, for the harness's store proxy (`conform --store-address`).
+    pub(crate) fn address(&self) -> String {
+        let rest = self.url.split_once("://").map_or(self.url.as_str(), |(_, rest)| rest);
+        let authority = rest.split(['/', '?']).next().unwrap_or_default();
+        let host = authority.rsplit_once('@').map_or(authority, |(_, host)| host);
+        if host.contains(':') { host.to_owned() } else { format!("{host}:5432") }
+    }
+
     pub(crate) fn store_args(&self) -> String {
         format!("--store 'postgres:{}' --namespace {}", self.url, self.schema)
     }

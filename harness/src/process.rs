@@ -218,7 +218,10 @@ pub(crate) fn support(
             (true, false) => Some("the harness was given no store address to relay (conform --store-address)"),
         };
         if let Some(why) = why {
-            return Support::Skip(format!("{} needs control over the executor's idempotency store: {why}", fault.kind.name()));
+            return Support::Skip(format!(
+                "{} needs control over the executor's idempotency store: {why}",
+                fault.kind.name()
+            ));
         }
     }
     if let Some(fault) = faults.iter().find(|fault| fault.kind.needs() == Needs::Pause)

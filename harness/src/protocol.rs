@@ -6,8 +6,8 @@
 
 use crate::subject::SubjectCall;
 pub use callproof_executor::protocol::{
-    Capabilities, DURABLE_STORE, Execute, FEATURES, FromExecutor, Hello, PAUSE, ParseError, STORE_OUTAGE, STORE_PROXY_ENV,
-    ToExecutor, VERSION,
+    Capabilities, DURABLE_STORE, Execute, FEATURES, FromExecutor, Hello, PAUSE, ParseError, STORE_OUTAGE,
+    STORE_PROXY_ENV, ToExecutor, VERSION,
 };
 
 /// The `execute` message for `call` under request id `id`.

@@ -95,4 +95,3 @@ async fn every_mutant_binary_trips_its_checks_and_the_reference_binary_trips_non
         .await;
     assert!(missed.is_empty(), "mutants that slipped through as processes:\n{}", missed.join("\n"));
 }
-

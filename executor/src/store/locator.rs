@@ -241,7 +241,10 @@ mod tests {
             Ok("postgres:postgres://app:s3cret@127.0.0.1:4100/test".to_owned())
         );
         let redis: Locator = "redis://cache:6379/2".parse().expect("a locator");
-        assert_eq!(redis.through("127.0.0.1:1").map(|through| through.unredacted()), Ok("redis:redis://127.0.0.1:1/2".into()));
+        assert_eq!(
+            redis.through("127.0.0.1:1").map(|through| through.unredacted()),
+            Ok("redis:redis://127.0.0.1:1/2".into())
+        );
         assert!(Locator::Postgres("host=db user=app".into()).through("127.0.0.1:1").is_err());
         assert!(Locator::Memory.through("127.0.0.1:1").is_err());
     }

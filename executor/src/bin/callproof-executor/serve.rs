@@ -179,10 +179,8 @@ pub(crate) async fn open_store(options: &Options) -> Result<(Arc<dyn Store>, boo
         }
         _ => options.store.clone(),
     };
-    let store = through
-        .open(&options.namespace, &open)
-        .await
-        .map_err(|error| format!("store {}: {error}", options.store))?;
+    let store =
+        through.open(&options.namespace, &open).await.map_err(|error| format!("store {}: {error}", options.store))?;
     Ok((store, options.store.is_durable()))
 }
 

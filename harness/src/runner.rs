@@ -252,13 +252,16 @@ impl Session<'_> {
         let calls = futures::future::join_all(
             planned.into_iter().enumerate().map(|(offset, planned)| self.call(planned, first + offset)),
         );
-        let answered = self.pausing(calls).await?;
+        let (answered, cut) = self.acting_on_subject(calls).await?;
         let killed = answered.iter().any(|record| record.answer == Answer::Killed);
         for record in answered {
             self.operations[record.op].calls.push(record.index);
             self.calls.push(record);
         }
         self.disarm(armed).await?;
+        if cut {
+            self.subject.inject(SubjectFault::StoreOutage, false).await?;
+        }
         if killed {
             self.subject.inject(SubjectFault::Kill, true).await?;
             self.subject.inject(SubjectFault::Kill, false).await?;
@@ -266,17 +269,20 @@ impl Session<'_> {
         Ok(())
     }
 
-    /// Runs `calls`, pausing the subject whenever a `pause` fault asks the world to.
-    async fn pausing<T>(&self, calls: impl Future<Output = T>) -> Result<T, SubjectError> {
-        let mut pauses = self.world.pauses();
-        pauses.mark_unchanged();
+    /// Runs `calls`, acting on the subject whenever a fault asks the world to (a `pause` stops its process, a
+    /// `store_outage_after_commit` cuts its store off); whether the store was cut, to be restored after the step.
+    async fn acting_on_subject<T>(&self, calls: impl Future<Output = T>) -> Result<(T, bool), SubjectError> {
+        let mut asked = self.world.on_subject();
+        asked.mark_unchanged();
+        let mut cut = false;
         tokio::pin!(calls);
         loop {
             tokio::select! {
-                answered = &mut calls => return Ok(answered),
-                Ok(()) = pauses.changed() => {
-                    let pause = pauses.borrow_and_update().last;
-                    self.subject.inject(SubjectFault::Pause(pause), true).await?;
+                answered = &mut calls => return Ok((answered, cut)),
+                Ok(()) = asked.changed() => {
+                    let Some(fault) = asked.borrow_and_update().last else { continue };
+                    cut |= fault == SubjectFault::StoreOutage;
+                    self.subject.inject(fault, true).await?;
                 }
             }
         }

@@ -1,8 +1,10 @@
 //! Faults on the executor's own store and process, without in-process hooks (issue 11, item 3): the reference
 //! binary over PostgreSQL, its store reached through the harness's store proxy, answers a `store_outage` with
 //! `internal_error` and executes once when the store is back; a binary that ignores store errors is caught;
-//! without the feature or the store address the scenario is skipped with the reason. A `pause` stops the
-//! binary (SIGSTOP) past its lease and resumes it: it answers truthfully and the retry finds the one refund.
+//! without the feature or the store address the scenario is skipped with the reason. A store cut off after the
+//! commit leaves the claim unfinished: after the lease the retry reconciles to the one refund, and a binary that
+//! takes an expired lease for absence executes twice. A `pause` stops the binary (SIGSTOP) past its lease and
+//! resumes it: it answers truthfully and the retry finds the one refund.
 
 mod process_support;
 
@@ -87,7 +89,7 @@ fn assert_paused_and_truthful(report: &conform::Report) {
     let transcript = result.transcript.as_ref().expect("it ran");
     assert_eq!(transcript.ledger.len(), 1, "one refund: {:?}", transcript.ledger);
     let paused = &transcript.calls[0];
-    assert!(paused.answered_ms - paused.started_ms >= 4000, "the process was not stopped: {paused:?}");
+    assert!(paused.answered_ms - paused.started_ms >= 5500, "the process was not stopped: {paused:?}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -107,4 +109,25 @@ async fn the_python_example_stopped_past_its_lease_answers_truthfully_and_refund
     let command = format!("python3 '{}'", repo().join("examples/python/callproof_executor.py").display());
     let report = conform(&command, None, scenario("idempotency/paused_past_lease")).await;
     assert_paused_and_truthful(&report);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_postgres_cut_off_after_the_commit_the_reference_binary_keeps_one_refund_and_reconciles() {
+    let Some(postgres) = Postgres::open("process_faults store outage after commit").await else { return };
+    let command = reference_command(&postgres.store_args());
+    let report = conform(&command, Some(postgres.address()), scenario("internal/store_outage_after_commit")).await;
+    let result = only(&report);
+    let transcript = result.transcript.as_ref().expect("it ran");
+    assert_eq!(result.status, Status::Pass, "{:?} {:?}\n{:#?}", result.reason, failed_checks(&report), transcript.calls);
+    assert_eq!(transcript.ledger.len(), 1, "one refund: {:?}", transcript.ledger);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_binary_that_takes_an_expired_lease_for_absence_is_caught_by_a_store_cut_off_after_the_commit() {
+    let Some(postgres) = Postgres::open("process_faults lease expiry mutant").await else { return };
+    let command = reference_command(&format!("{} --mutant lease-expiry-to-absent", postgres.store_args()));
+    let report = conform(&command, Some(postgres.address()), scenario("internal/store_outage_after_commit")).await;
+    assert_eq!(only(&report).status, Status::Fail);
+    let failed = failed_checks(&report);
+    assert!(failed.contains("single-effect"), "single-effect not tripped: {failed:?}");
 }

@@ -22,6 +22,7 @@ pub use ledger::{Effect, EffectKind, Handling, RequestRecord};
 
 use downstream::{State, is_side_effect, is_status_query};
 use fault::{After, Armed, Before, Outgoing, Request};
+use crate::subject::SubjectFault;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::Duration;
@@ -88,17 +89,19 @@ impl Kills {
     }
 }
 
-/// The pauses faults have asked for so far: the channel the runner watches to stop the subject.
+/// What faults have asked the runner to do to the subject in the middle of a call (stop its process, cut its
+/// store off): the channel the runner watches.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Pauses {
-    /// How many.
+pub struct OnSubject {
+    /// How many requests so far.
     pub count: u64,
-    /// How long the last one stops the subject.
-    pub last: Duration,
+    /// The last one.
+    pub last: Option<SubjectFault>,
 }
 
-/// How long a paused request's answer waits, so that the subject is stopped before the answer reaches it.
-const PAUSE_SETTLE: Duration = Duration::from_millis(300);
+/// How long the answer to a request that acted on the subject waits, so that the subject is stopped (or its
+/// store cut off) before the answer reaches it.
+const SUBJECT_SETTLE: Duration = Duration::from_millis(300);
 
 /// The shared downstream world.
 #[derive(Debug)]
@@ -107,7 +110,7 @@ pub struct World {
     state: Mutex<State>,
     armed: Mutex<Faults>,
     kills: watch::Sender<Kills>,
-    pauses: watch::Sender<Pauses>,
+    on_subject: watch::Sender<OnSubject>,
     /// Where the foreign origin listens, once it does (a `redirect` fault may point there).
     foreign_origin: OnceLock<String>,
 }
@@ -153,7 +156,7 @@ impl World {
         World {
             origin,
             kills: watch::Sender::new(Kills::default()),
-            pauses: watch::Sender::new(Pauses::default()),
+            on_subject: watch::Sender::new(OnSubject::default()),
             armed: Mutex::new(Faults::default()),
             foreign_origin: OnceLock::new(),
             state: Mutex::new(State::new(fixtures, behaviour.honours_idempotency_key, origin)),
@@ -188,9 +191,15 @@ impl World {
         self.kills.subscribe()
     }
 
-    /// The pauses faults have asked for; the runner watches it and pauses the subject.
-    pub fn pauses(&self) -> watch::Receiver<Pauses> {
-        self.pauses.subscribe()
+    /// Asks the runner to act on the subject; the answer's delay and whether to drop it.
+    fn act_on_subject(&self, fault: SubjectFault) -> (Duration, bool) {
+        self.on_subject.send_modify(|asked| *asked = OnSubject { count: asked.count + 1, last: Some(fault) });
+        (SUBJECT_SETTLE, false)
+    }
+
+    /// What faults have asked to do to the subject mid-call; the runner watches it and does it.
+    pub fn on_subject(&self) -> watch::Receiver<OnSubject> {
+        self.on_subject.subscribe()
     }
 
     /// Every request so far.
@@ -280,10 +289,8 @@ impl World {
                 self.kills.send_modify(|kills| kills.count(point));
                 (if point == KillPoint::InFlight { KILL_HOLD } else { Duration::ZERO }, false)
             }
-            After::Pause(pause) => {
-                self.pauses.send_modify(|pauses| *pauses = Pauses { count: pauses.count + 1, last: pause });
-                (PAUSE_SETTLE, false)
-            }
+            After::Pause(pause) => self.act_on_subject(SubjectFault::Pause(pause)),
+            After::CutStore => self.act_on_subject(SubjectFault::StoreOutage),
         };
         if delay < KILL_HOLD {
             state.busy_until = state.busy_until.max(now + delay);

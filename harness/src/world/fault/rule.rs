@@ -84,6 +84,9 @@ pub enum After {
     /// Stop the subject's process (SIGSTOP) for this long, then resume it (SIGCONT); the answer goes out once
     /// the stop has landed, so the subject finds it waiting when it resumes.
     Pause(Duration),
+    /// Cut the subject's idempotency store off for the rest of the step; the answer goes out once the cut has
+    /// landed, so the subject records into a store that is gone.
+    CutStore,
 }
 
 /// When a kill fault kills the subject.

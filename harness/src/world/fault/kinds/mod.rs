@@ -84,6 +84,7 @@ kinds! {
     redirect => Redirect,
     drop_then_land => DropThenLand,
     pause => Pause,
+    store_outage_after_commit => StoreOutageAfterCommit,
 }
 
 pub use inject_text::INJECTION;

@@ -118,7 +118,14 @@ async fn with_postgres_cut_off_after_the_commit_the_reference_binary_keeps_one_r
     let report = conform(&command, Some(postgres.address()), scenario("internal/store_outage_after_commit")).await;
     let result = only(&report);
     let transcript = result.transcript.as_ref().expect("it ran");
-    assert_eq!(result.status, Status::Pass, "{:?} {:?}\n{:#?}", result.reason, failed_checks(&report), transcript.calls);
+    assert_eq!(
+        result.status,
+        Status::Pass,
+        "{:?} {:?}\n{:#?}",
+        result.reason,
+        failed_checks(&report),
+        transcript.calls
+    );
     assert_eq!(transcript.ledger.len(), 1, "one refund: {:?}", transcript.ledger);
 }
 

@@ -20,9 +20,9 @@ pub use foreign::{ForeignRequest, IDENTITY_HEADERS, UNREACHABLE_ORIGIN};
 pub use jobs::{CHECKPOINT_MS, JOB_MS, TaskTruth};
 pub use ledger::{Effect, EffectKind, Handling, RequestRecord};
 
+use crate::subject::SubjectFault;
 use downstream::{State, is_side_effect, is_status_query};
 use fault::{After, Armed, Before, Outgoing, Request};
-use crate::subject::SubjectFault;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::Duration;

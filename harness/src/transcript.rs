@@ -80,6 +80,37 @@ impl fmt::Display for Answer {
     }
 }
 
+/// A refusal the transport carried instead of an envelope (docs/mcp.md, "Answers that are not envelopes"): a
+/// JSON-RPC error -32700 to a `tools/call` whose argument text is not JSON. Only the MCP subject reports one,
+/// out of band ([`crate::subject::Reply`]), and only for such a text, so no answer of a `callproof/1`
+/// executor can claim it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Refusal {
+    /// The JSON-RPC error code (-32700).
+    pub jsonrpc_code: i64,
+    /// The wire codes of the table this refusal stands for (docs/mcp.md's table): any of them satisfies a pin.
+    pub satisfies: Vec<&'static str>,
+}
+
+impl Refusal {
+    /// The -32700 a server's JSON-RPC parser answers to a line it cannot read: refused before any tool ran, so
+    /// it stands for `invalid_json` and `invalid_arguments` (a text nested too deep for that parser).
+    pub fn parse_error() -> Refusal {
+        let satisfies = vec![ErrorCode::InvalidJson.as_str(), ErrorCode::InvalidArguments.as_str()];
+        Refusal { jsonrpc_code: -32700, satisfies }
+    }
+
+    /// Whether the refusal stands for `code` (a wire code, as scenarios and the corpus write it).
+    pub fn satisfies(&self, code: &str) -> bool {
+        self.satisfies.contains(&code)
+    }
+
+    /// The codes it stands for, as `a or b`.
+    pub fn codes(&self) -> String {
+        self.satisfies.join(" or ")
+    }
+}
+
 /// One call the harness made.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CallRecord {
@@ -127,6 +158,10 @@ pub struct CallRecord {
     pub answer: Answer,
     /// The corpus case it came from, if any.
     pub corpus_case: Option<String>,
+    /// When the answer is a refusal the transport carried (an MCP -32700), not an envelope of the server's:
+    /// `answer` then holds the envelope the harness built for it, which the other checks read as before.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub refusal: Option<Refusal>,
 }
 
 impl CallRecord {

@@ -6,7 +6,8 @@
 //! for a refusal docs/mcp.md names; anything else is read as no envelope, never guessed into one.
 
 use crate::protocol::{self, excerpt};
-use crate::subject::SubjectCall;
+use crate::subject::{Reply, SubjectCall};
+use crate::transcript::Refusal;
 use callproof_executor::envelope::{Envelope, Meta};
 use callproof_executor::error::{ErrorBody, ErrorCode};
 use callproof_executor::request::Arguments;
@@ -51,22 +52,29 @@ pub(crate) fn dropped(line: &str) -> Value {
     json!({"mcp": "dropped", "why": "the server sent no answer to a line that is not JSON and answered the ping after it", "line": excerpt(line, 200)})
 }
 
-/// One answer read as docs/mcp.md's table says; `Err` is a protocol break.
+/// One answer read as docs/mcp.md's table says; `Err` is a protocol break. A -32700 to a call whose argument
+/// text is not JSON (nor, nested past serde_json's 128 levels, JSON any common parser reads) is the refusal the
+/// spec prescribes and comes back as one ([`Reply::refusal`]); a -32700 to a text that is JSON is no refusal at
+/// all, since the line the server failed to parse was valid, and reads as no envelope.
 pub(crate) fn read_answer(
     message: &Value,
     call: &SubjectCall,
     id: i64,
     tools: &BTreeSet<String>,
-) -> Result<Value, String> {
+) -> Result<Reply, String> {
     if let Some(result) = message.get("result") {
-        return Ok(envelope_of_result(result));
+        return Ok(envelope_of_result(result).into());
     }
     let error = message.get("error").unwrap_or(&Value::Null);
     if let Some(envelope) = error.pointer("/data/envelope").filter(|envelope| is_envelope(envelope)) {
-        return Ok(envelope.clone());
+        return Ok(envelope.clone().into());
     }
     let code = error.get("code").and_then(Value::as_i64);
     let refused = match code {
+        Some(-32700) if text_is_json(call) => {
+            let why = "a JSON-RPC parse error (-32700) to a tools/call whose line is valid JSON";
+            return Ok(json!({"mcp": "parse error to valid JSON", "why": why, "error": error}).into());
+        }
         Some(-32700) => ErrorCode::InvalidJson,
         Some(-32600) => ErrorCode::InvalidArguments,
         Some(-32602) if !tools.contains(&call.call.name) => ErrorCode::ToolNotFound,
@@ -94,7 +102,17 @@ pub(crate) fn read_answer(
     if refused == ErrorCode::ToolNotFound {
         body = body.with("tool", call.call.name.chars().take(64).collect::<String>());
     }
-    Ok(Envelope::failure(body, meta).to_json())
+    let value = Envelope::failure(body, meta).to_json();
+    let refusal = (code == Some(-32700)).then(Refusal::parse_error);
+    Ok(Reply { value, refusal })
+}
+
+/// Whether the call's argument text is JSON as serde_json reads it (RFC 8259, at most 128 levels deep).
+pub(crate) fn text_is_json(call: &SubjectCall) -> bool {
+    match &call.call.arguments {
+        Arguments::Raw(text) => serde_json::from_str::<Value>(text).is_ok(),
+        Arguments::Value(_) => true,
+    }
 }
 
 /// The envelope of a `CallToolResult`: `structuredContent`, else the first text block; the result itself (no
@@ -163,14 +181,31 @@ mod tests {
     fn json_rpc_errors_read_as_the_refusals_they_stand_for() {
         let call = subject_call("refund_ordr", "{}");
         let code = |message: Value, call: &SubjectCall| {
-            read_answer(&message, call, 1, &tools()).map(|envelope| envelope["error"]["code"].clone())
+            read_answer(&message, call, 1, &tools()).map(|reply| reply.value["error"]["code"].clone())
         };
         let error = |code: i64| json!({"jsonrpc": "2.0", "id": 1, "error": {"code": code, "message": "x"}});
         assert_eq!(code(error(-32602), &call), Ok(json!("tool_not_found")));
         assert_eq!(code(error(-32602), &subject_call("refund_order", "[]")), Ok(json!("invalid_arguments")));
-        assert_eq!(code(error(-32700), &call), Ok(json!("invalid_json")));
+        let not_json = subject_call("refund_order", r#"{"amount":"#);
+        assert_eq!(code(error(-32700), &not_json), Ok(json!("invalid_json")));
         assert_eq!(code(error(-32603), &call), Ok(json!("internal_error")));
         assert!(code(error(-32601), &call).is_err(), "tools/call exists: -32601 is a break");
+    }
+
+    #[test]
+    fn a_parse_error_is_a_refusal_only_when_the_argument_text_is_not_json() {
+        let error = json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "Parse error"}});
+        let truncated = read_answer(&error, &subject_call("refund_order", r#"{"amount":"#), 1, &tools());
+        assert_eq!(truncated.map(|reply| reply.refusal), Ok(Some(Refusal::parse_error())));
+        let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+        let deep = read_answer(&error, &subject_call("refund_order", &deep), 1, &tools()).expect("an answer");
+        assert_eq!(deep.refusal, Some(Refusal::parse_error()), "too deep for serde_json's parser too");
+        let valid = read_answer(&error, &subject_call("refund_order", r#"{"amount":1}"#), 1, &tools()).expect("x");
+        assert_eq!(valid.refusal, None, "the line was JSON: -32700 is wrong, not a refusal");
+        assert_eq!(valid.value["mcp"], "parse error to valid JSON");
+        let other = json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32602, "message": "x"}});
+        let other = read_answer(&other, &subject_call("refund_ordr", "{}"), 1, &tools()).expect("an answer");
+        assert_eq!(other.refusal, None, "only -32700 is carried out of band");
     }
 
     #[test]
@@ -206,7 +241,7 @@ mod schema_tests {
         };
         for code in [-32602, -32603] {
             let message = json!({"jsonrpc": "2.0", "id": 1, "error": {"code": code, "message": "x"}});
-            let envelope = read_answer(&message, &call, 1, &BTreeSet::new()).expect("an envelope");
+            let envelope = read_answer(&message, &call, 1, &BTreeSet::new()).expect("an envelope").value;
             let errors: Vec<String> = validator
                 .iter_errors(&envelope)
                 .map(|error| format!("{} {error}", error.instance_path().as_str()))

@@ -2,7 +2,8 @@
 //!
 //! | module | what it is |
 //! |---|---|
-//! | [`client`] | a raw newline-delimited JSON-RPC client over stdio, with a timeout on every wait |
+//! | [`client`] | a raw JSON-RPC client over one transport (stdio or Streamable HTTP), a timeout on every wait |
+//! | [`http`] | Streamable HTTP, client side: a POST per message, JSON or SSE answers, the session header |
 //! | [`checks`] | the profile's checks: id, level, the specification section each cites |
 //! | [`lint`] | the tool-list lint: names, schemas, annotations |
 //! | [`inputs`] | invalid inputs generated from a tool's own `inputSchema` |
@@ -18,6 +19,7 @@
 
 pub mod checks;
 pub mod client;
+pub mod http;
 pub mod inputs;
 pub mod leak;
 pub mod lint;
@@ -26,6 +28,6 @@ pub mod report;
 pub mod subject;
 pub mod wire;
 
-pub use profile::{Calls, Options, run};
+pub use profile::{Calls, Options, Server, run};
 pub use report::Report;
 pub use subject::McpFactory;

@@ -26,6 +26,7 @@ pub mod lint;
 pub mod profile;
 pub mod report;
 pub mod subject;
+pub mod token;
 pub mod wire;
 
 pub use profile::{Calls, Options, Server, run};

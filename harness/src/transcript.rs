@@ -81,13 +81,14 @@ impl fmt::Display for Answer {
 }
 
 /// A refusal the transport carried instead of an envelope (docs/mcp.md, "Answers that are not envelopes"): a
-/// JSON-RPC error -32700 to a `tools/call` whose argument text is not JSON. Only the MCP subject reports one,
+/// JSON-RPC error -32700 (or over HTTP a 400 or 413 without one) to a `tools/call` whose argument text is not
+/// JSON. Only the MCP subject reports one,
 /// out of band ([`crate::subject::Reply`]), and only for such a text, so no answer of a `callproof/1`
 /// executor can claim it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Refusal {
-    /// The JSON-RPC error code (-32700).
-    pub jsonrpc_code: i64,
+    /// What carried it: `JSON-RPC error -32700`, `HTTP 400`.
+    pub by: String,
     /// The wire codes of the table this refusal stands for (docs/mcp.md's table): any of them satisfies a pin.
     pub satisfies: Vec<&'static str>,
 }
@@ -97,7 +98,13 @@ impl Refusal {
     /// it stands for `invalid_json` and `invalid_arguments` (a text nested too deep for that parser).
     pub fn parse_error() -> Refusal {
         let satisfies = vec![ErrorCode::InvalidJson.as_str(), ErrorCode::InvalidArguments.as_str()];
-        Refusal { jsonrpc_code: -32700, satisfies }
+        Refusal { by: "JSON-RPC error -32700".to_owned(), satisfies }
+    }
+
+    /// An HTTP status (400, 413) refusing a body whose argument text is not JSON before any tool ran: the same
+    /// codes as a -32700.
+    pub fn http_status(status: u16) -> Refusal {
+        Refusal { by: format!("HTTP {status}"), ..Refusal::parse_error() }
     }
 
     /// Whether the refusal stands for `code` (a wire code, as scenarios and the corpus write it).

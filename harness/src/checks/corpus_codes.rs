@@ -23,7 +23,7 @@ fn run(context: &Context<'_>) -> Outcome {
         judgement.judged();
         if let Some(refusal) = &call.refusal {
             if !refusal.satisfies(&case.code) {
-                let got = format!("JSON-RPC error {} (which stands for {})", refusal.jsonrpc_code, refusal.codes());
+                let got = format!("{} (which stands for {})", refusal.by, refusal.codes());
                 judgement.fail(format!("case `{}`: expected {}, got {got}", case.name, case.code), vec![call.line()]);
             }
             continue;

@@ -71,15 +71,15 @@ fn run(context: &Context<'_>) -> Outcome {
 fn refusal_mismatches(expect: &Expect, refusal: &crate::transcript::Refusal) -> Vec<String> {
     let mut found = Vec::new();
     if expect.ok == Some(true) {
-        found.push(format!("ok: expected true, got a JSON-RPC error {}", refusal.jsonrpc_code));
+        found.push(format!("ok: expected true, got {}", refusal.by));
     }
     if let Some(code) = &expect.code
         && !refusal.satisfies(code.as_str())
     {
         found.push(format!(
-            "error.code: expected \"{}\", got JSON-RPC error {} (which stands for {})",
+            "error.code: expected \"{}\", got {} (which stands for {})",
             code.as_str(),
-            refusal.jsonrpc_code,
+            refusal.by,
             refusal.codes()
         ));
     }
@@ -213,7 +213,7 @@ mod tests {
         let success = TRUNCATED.replace(r#"ok = false, code = "invalid_json", "#, "ok = true, ");
         history("submit refund_order -> invalid_json -32700")
             .with_scenario(&success)
-            .fails(&CHECK, "ok: expected true, got a JSON-RPC error -32700");
+            .fails(&CHECK, "ok: expected true, got JSON-RPC error -32700");
     }
 
     #[test]

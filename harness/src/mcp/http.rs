@@ -188,14 +188,20 @@ async fn read_body(
         events.messages
     } else {
         match serde_json::from_slice::<Value>(&bytes) {
-            Ok(Value::Array(messages)) => messages.into_iter().filter(Value::is_object).collect(),
-            Ok(message @ Value::Object(_)) => vec![message],
+            Ok(Value::Array(messages)) => messages.into_iter().filter(is_message).collect(),
+            Ok(message) if is_message(&message) => vec![message],
             _ => Vec::new(),
         }
     };
     let body =
         if messages.is_empty() { String::from_utf8_lossy(&bytes).chars().take(2000).collect() } else { String::new() };
     Ok((messages, body))
+}
+
+/// Whether a value is a JSON-RPC message (an object with `jsonrpc`), not another JSON body such as an OAuth
+/// error (`{"error": "invalid_token"}`, RFC 6750) that only the status and the text describe.
+fn is_message(value: &Value) -> bool {
+    value.get("jsonrpc").is_some()
 }
 
 /// A `text/event-stream` parser (WHATWG HTML §9.2): events end at a blank line, `data:` lines join with `\n`;
@@ -233,7 +239,9 @@ impl Events {
         if data.is_empty() {
             return;
         }
-        if let Ok(message @ Value::Object(_)) = serde_json::from_str::<Value>(&data.join("\n")) {
+        if let Ok(message) = serde_json::from_str::<Value>(&data.join("\n"))
+            && is_message(&message)
+        {
             self.messages.push(message);
         }
     }
@@ -259,9 +267,9 @@ mod tests {
     #[test]
     fn a_last_event_without_a_blank_line_still_counts_and_data_that_is_not_json_does_not() {
         let mut events = Events::default();
-        assert!(!events.feed(b"data: not json\n\ndata: {\"id\":1,\"error\":{\"code\":-32700}}"));
+        assert!(!events.feed(b"data: not json\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32700}}"));
         events.finish();
-        assert_eq!(events.messages, vec![json!({"id": 1, "error": {"code": -32700}})]);
+        assert_eq!(events.messages, vec![json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32700}})]);
     }
 
     #[test]
@@ -313,11 +321,13 @@ mod tests {
         let big = ResponseTemplate::new(200).set_body_string("x".repeat(4096));
         Mock::given(method("POST")).respond_with(big).up_to_n_times(1).mount(&server).await;
         let refused = ResponseTemplate::new(401).insert_header("WWW-Authenticate", "Bearer error=\"invalid_token\"");
-        Mock::given(method("POST")).respond_with(refused.set_body_string("no")).mount(&server).await;
+        let oauth = json!({"error": "invalid_token", "error_description": "expired"});
+        Mock::given(method("POST")).respond_with(refused.set_body_json(&oauth)).mount(&server).await;
         let http = Http::new(&server.uri(), Duration::from_secs(5)).expect("a client").with_limit(1024);
         assert_eq!(http.post("{}", None).await, Err(PostError::TooLarge(1024)));
         let posted = http.post("{}", Some("token")).await.expect("posted");
-        assert_eq!((posted.status, posted.body.as_str(), posted.messages.len()), (401, "no", 0));
+        assert_eq!((posted.status, posted.messages.len()), (401, 0), "an OAuth error body is no JSON-RPC message");
+        assert!(posted.body.contains("invalid_token"), "{posted:?}");
         assert_eq!(posted.authenticate.as_deref(), Some("Bearer error=\"invalid_token\""));
         tokio::task::yield_now().await;
     }

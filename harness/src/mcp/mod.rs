@@ -10,6 +10,8 @@
 //! | [`leak`] | error texts scanned for stack traces, file paths and secrets |
 //! | [`profile`] | one run: the requests in order, each answer turned into findings; the safety rule |
 //! | [`report`] | statuses per check, failures with the request that shows them, human and JSON |
+//! | [`remote`] | `callproof conform --mcp-http` / `--mcp-url`: the conformance app over Streamable HTTP |
+//! | [`token`] | the HS256 bearer JWT per call that carries the caller's identity over HTTP |
 //! | [`subject`] | `callproof conform --mcp`: the conformance app over MCP, a server as a [`crate::subject::Subject`] |
 //! | [`wire`] | for [`subject`]: the `tools/call` line of one call, and how its answer is read as an envelope |
 //!
@@ -24,11 +26,13 @@ pub mod inputs;
 pub mod leak;
 pub mod lint;
 pub mod profile;
+pub mod remote;
 pub mod report;
 pub mod subject;
 pub mod token;
 pub mod wire;
 
 pub use profile::{Calls, Options, Server, run};
+pub use remote::McpHttpFactory;
 pub use report::Report;
 pub use subject::McpFactory;

@@ -30,13 +30,13 @@ use tokio::sync::{OnceCell, RwLock, oneshot};
 pub const REVISION: &str = "2025-11-25";
 
 /// Where a server declares the conformance app's features (`durable_store`) in its `initialize` result.
-const FEATURES_KEY: &str = "io.callproof/conformance-app";
+pub(super) const FEATURES_KEY: &str = "io.callproof/conformance-app";
 
 /// How long an error with `id: null` may trail the liveness answer that follows a line that is not JSON.
 const NULL_ID_GRACE: Duration = Duration::from_millis(200);
 
 /// Most `tools/list` pages followed.
-const MAX_PAGES: usize = 100;
+pub(super) const MAX_PAGES: usize = 100;
 
 /// Starts one MCP server process per scenario (`callproof conform --mcp CMD`).
 pub struct McpFactory {
@@ -120,7 +120,7 @@ impl McpFactory {
 
 /// The catalog array (`hello.catalog` of `callproof/1`) in a file of its own for `CALLPROOF_CATALOG`, removed
 /// with the factory.
-struct CatalogFile(PathBuf);
+pub(super) struct CatalogFile(pub(super) PathBuf);
 
 impl Drop for CatalogFile {
     fn drop(&mut self) {
@@ -129,7 +129,7 @@ impl Drop for CatalogFile {
 }
 
 impl CatalogFile {
-    fn write() -> Result<CatalogFile, SubjectError> {
+    pub(super) fn write() -> Result<CatalogFile, SubjectError> {
         let entries: Vec<Value> = catalog().iter().filter_map(|entry| serde_json::to_value(entry).ok()).collect();
         let nanos =
             std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |since| since.subsec_nanos());

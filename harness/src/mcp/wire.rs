@@ -87,6 +87,22 @@ pub(crate) fn read_answer(
         }
         _ => ErrorCode::InternalError,
     };
+    let shown = code.map_or_else(|| "without a code".to_owned(), |code| code.to_string());
+    // The one detail the harness knows without the server: the name it sent. The details of the other codes
+    // (where the text broke, why the arguments were refused) are the server's to give in `data.envelope`.
+    let details = if refused == ErrorCode::ToolNotFound {
+        vec![("tool", Value::String(call.call.name.chars().take(64).collect()))]
+    } else {
+        Vec::new()
+    };
+    let value = built(call, id, refused, &format!("the server answered with JSON-RPC error {shown}"), details);
+    let refusal = (code == Some(-32700)).then(Refusal::parse_error);
+    Ok(Reply { value, refusal })
+}
+
+/// A failure envelope the harness builds for an answer that stands for one: `meta` from the call and the
+/// JSON-RPC id (`request_id` `jsonrpc-<id>`), `details` only what the harness knows.
+pub(crate) fn built(call: &SubjectCall, id: i64, code: ErrorCode, message: &str, details: Vec<(&str, Value)>) -> Value {
     let meta = Meta {
         request_id: format!("jsonrpc-{id}"),
         call_id: call.call.call_id.clone(),
@@ -95,16 +111,11 @@ pub(crate) fn read_answer(
         replayed: false,
         reconciled: false,
     };
-    let shown = code.map_or_else(|| "without a code".to_owned(), |code| code.to_string());
-    let mut body = ErrorBody::new(refused, format!("the server answered with JSON-RPC error {shown}"));
-    // The one detail the harness knows without the server: the name it sent. The details of the other codes
-    // (where the text broke, why the arguments were refused) are the server's to give in `data.envelope`.
-    if refused == ErrorCode::ToolNotFound {
-        body = body.with("tool", call.call.name.chars().take(64).collect::<String>());
+    let mut body = ErrorBody::new(code, message);
+    for (name, value) in details {
+        body = body.with(name, value);
     }
-    let value = Envelope::failure(body, meta).to_json();
-    let refusal = (code == Some(-32700)).then(Refusal::parse_error);
-    Ok(Reply { value, refusal })
+    Envelope::failure(body, meta).to_json()
 }
 
 /// Whether the call's argument text is JSON as serde_json reads it (RFC 8259, at most 128 levels deep).

@@ -98,6 +98,9 @@ enum Subject {
 impl Subject {
     fn new(args: &Args) -> Result<Subject, Error> {
         let features = args.mcp_features.clone();
+        if args.mcp_token_key_file.is_some() && args.mcp_url.is_none() {
+            return Err(Error::Usage("--mcp-token-key-file is for --mcp-url".to_owned()));
+        }
         if !features.is_empty() && args.executor.is_some() {
             return Err(Error::Usage("--mcp-features is for an MCP server, not --executor".to_owned()));
         }

@@ -48,6 +48,7 @@ pub struct McpHttpFactory {
     catalog: OnceCell<Result<CatalogFile, SubjectError>>,
     probed: OnceCell<Result<Capabilities, SubjectError>>,
     sessions: AtomicU64,
+    run: String,
 }
 
 impl McpHttpFactory {
@@ -77,6 +78,12 @@ impl McpHttpFactory {
             catalog: OnceCell::new(),
             probed: OnceCell::new(),
             sessions: AtomicU64::new(1),
+            run: {
+                let nanos = std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |since| since.as_nanos());
+                format!("{:x}{:x}", std::process::id(), nanos % 0xffff_ffff)
+            },
         }
     }
 
@@ -106,7 +113,8 @@ impl McpHttpFactory {
     fn session(&self) -> String {
         match &self.mode {
             Mode::Command(process) => process.new_session(),
-            Mode::Url(_) => format!("cp_url_{}", self.sessions.fetch_add(1, Ordering::Relaxed)),
+            // Unique across runs too: a server that keeps running keeps the records of earlier runs.
+            Mode::Url(_) => format!("cp_url_{}_{}", self.run, self.sessions.fetch_add(1, Ordering::Relaxed)),
         }
     }
 
@@ -198,10 +206,28 @@ impl SubjectFactory for McpHttpFactory {
     }
 }
 
-/// A free loopback port, as the operating system hands one out.
+/// Ports handed to started servers: below Linux's ephemeral range (32768 and up), so a port the operating system
+/// hands out for `:0` (the mocked downstreams of scenarios running at the same time) is never one of them.
+const PORTS: std::ops::Range<u16> = 20_000..32_000;
+
+/// The next port of [`PORTS`], in turn from a random start, that can be bound now. Two scenarios of a run never
+/// get the same one while fewer than 12 000 servers run at once.
 fn free_port() -> Result<u16, String> {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").map_err(|error| format!("no free port: {error}"))?;
-    listener.local_addr().map(|address| address.port()).map_err(|error| format!("no free port: {error}"))
+    static NEXT: std::sync::OnceLock<std::sync::atomic::AtomicU32> = std::sync::OnceLock::new();
+    let span = u32::from(PORTS.end - PORTS.start);
+    let next = NEXT.get_or_init(|| {
+        let seed =
+            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |since| since.subsec_nanos());
+        std::sync::atomic::AtomicU32::new((seed ^ std::process::id()) % span)
+    });
+    for _ in 0..256 {
+        let offset = next.fetch_add(1, Ordering::Relaxed) % span;
+        let port = PORTS.start + u16::try_from(offset).unwrap_or(0);
+        if std::net::TcpListener::bind(("127.0.0.1", port)).is_ok() {
+            return Ok(port);
+        }
+    }
+    Err(format!("no free loopback port in {}..{}", PORTS.start, PORTS.end))
 }
 
 /// What starting (and restarting) a server needs: the same environment, port and audience each time.

@@ -13,6 +13,7 @@
 //!   than that request's value minus `held`: an executor that waits for an answer before it sends the next
 //!   request has seen at least `held` ms pass. [`PIPELINE_TOLERANCE_MS`] allows for an executor that prepared
 //!   the next request before the answer came.
+//!
 //! A request tied to its operation but to none of the calls in flight is judged against each of them and fails
 //! only when its value is wrong for every one (the calls of a burst start within moments of each other).
 

@@ -35,7 +35,7 @@ const CLIENT_TIMEOUT: Duration = Duration::from_secs(600);
 /// Which server: one the harness starts per scenario, or one already running.
 enum Mode {
     /// `--mcp-http CMD`.
-    Command(ProcessFactory),
+    Command(Box<ProcessFactory>),
     /// `--mcp-url URL`.
     Url(String),
 }
@@ -58,7 +58,7 @@ impl McpHttpFactory {
     /// When the command does not split, or no random key can be made.
     pub fn command(command: &str) -> Result<McpHttpFactory, String> {
         let process = ProcessFactory::new(command).map_err(|error| error.to_string())?;
-        Ok(McpHttpFactory::of(Mode::Command(process), Key::generate()?))
+        Ok(McpHttpFactory::of(Mode::Command(Box::new(process)), Key::generate()?))
     }
 
     /// `--mcp-url URL --mcp-token-key-file FILE`: a running server that verifies tokens signed with `key`.
@@ -91,7 +91,7 @@ impl McpHttpFactory {
     #[must_use]
     pub fn with_options(mut self, options: ProcessOptions) -> McpHttpFactory {
         if let Mode::Command(process) = self.mode {
-            self.mode = Mode::Command(process.with_options(options));
+            self.mode = Mode::Command(Box::new(process.with_options(options)));
         }
         self
     }

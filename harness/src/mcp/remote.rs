@@ -11,14 +11,13 @@
 use super::http::{Http, PostError, Posted};
 use super::subject::{CatalogFile, FEATURES_KEY, MAX_PAGES, REVISION};
 use super::token::{Audience, Key, Minter};
-use super::wire::{self, built, dropped, read_answer, text_is_json};
+use super::wire::{http_call_line, now_s, read_posted};
 use crate::process::{self, Break, Handles, Piped, ProcessFactory, ProcessOptions, Restartable, Running};
 use crate::protocol::{self, Capabilities, excerpt};
 use crate::scenario::Scenario;
 use crate::subject::{Reply, Subject, SubjectCall, SubjectError, SubjectFactory, SubjectFault, Support};
 use crate::world::fault::Needs;
 use async_trait::async_trait;
-use callproof_executor::ErrorCode;
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -366,7 +365,7 @@ impl Endpoint {
     /// One call: its POST with its token, bounded by the budget plus `margin`, and the answer read.
     async fn call(&self, call: &SubjectCall, margin: Duration) -> Result<Reply, Break> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        let line = call_line(id, call);
+        let line = http_call_line(id, call);
         let token = self.minter.token(call, &self.audience, now_s()).map_err(Break::Wrote)?;
         let silent = || Break::Silent { request: id.to_string(), budget: call.budget, margin };
         let http = self.session_of(call).await.map_err(Break::Wrote)?;
@@ -378,89 +377,8 @@ impl Endpoint {
             Ok(Err(error)) => return Err(Break::Wrote(error.to_string())),
             Ok(Ok(posted)) => posted,
         };
-        answer_of(&posted, call, id, &self.tools, &line).map_err(Break::Wrote)
+        read_posted(&posted, call, id, &self.tools, &line).map_err(Break::Wrote)
     }
-}
-
-/// The `tools/call` line over HTTP: as over stdio, without `auth` in the context (the token carries it).
-fn call_line(id: i64, call: &SubjectCall) -> String {
-    let line = wire::call_line(id, call);
-    let Some((head, tail)) = line.split_once(",\"arguments\":") else { return line };
-    let Some(start) = head.find("\"_meta\":") else { return line };
-    let meta_text = &head[start + "\"_meta\":".len()..];
-    match serde_json::from_str::<Value>(meta_text) {
-        Ok(mut meta) => {
-            if let Some(context) = meta.get_mut(wire::CONTEXT_KEY).and_then(Value::as_object_mut) {
-                context.remove("auth");
-            }
-            format!("{}\"_meta\":{meta},\"arguments\":{tail}", &head[..start])
-        }
-        Err(_) => line,
-    }
-}
-
-/// What one POST's response says about a call, as docs/mcp.md's table reads it; `Err` is a protocol break.
-fn answer_of(
-    posted: &Posted,
-    call: &SubjectCall,
-    id: i64,
-    tools: &BTreeSet<String>,
-    line: &str,
-) -> Result<Reply, String> {
-    let answers = |message: &&Value| {
-        let is_response = message.get("result").is_some() || message.get("error").is_some();
-        let id_matches = message.get("id") == Some(&json!(id));
-        let null_error = message.get("id").is_none_or(Value::is_null) && message.get("error").is_some();
-        is_response && (id_matches || null_error)
-    };
-    if let Some(message) = posted.messages.iter().find(answers) {
-        return read_answer(message, call, id, tools);
-    }
-    let status = posted.status;
-    let json = text_is_json(call);
-    let refused = |code: ErrorCode, why: &str, details: Vec<(&str, Value)>| built(call, id, code, why, details);
-    Ok(match status {
-        401 => match identity_fault(call) {
-            Some(reason) => refused(ErrorCode::Unauthorized, "HTTP 401", vec![("reason", json!(reason))]).into(),
-            None => json!({"mcp": "HTTP 401 to a valid token", "body": excerpt(&posted.body, 300)}).into(),
-        },
-        403 if posted.authenticate.as_deref().is_some_and(|value| value.contains("insufficient_scope")) => {
-            let scopes = posted.authenticate.as_deref().and_then(scope_parameter).unwrap_or_default();
-            let scopes: Vec<&str> = scopes.split_whitespace().collect();
-            let details = vec![("reason", json!("missing_scope")), ("required_scopes", json!(scopes))];
-            refused(ErrorCode::Forbidden, "HTTP 403 insufficient_scope", details).into()
-        }
-        400 | 413 if !json => {
-            let value = refused(ErrorCode::InvalidJson, &format!("HTTP {status}"), Vec::new());
-            Reply { value, refusal: Some(crate::transcript::Refusal::http_status(status)) }
-        }
-        200..=299 if !json => dropped(line).into(),
-        _ => {
-            return Err(format!(
-                "it answered request {id} with HTTP {status} and no JSON-RPC response: {}",
-                excerpt(&posted.body, 200)
-            ));
-        }
-    })
-}
-
-/// The identity fault the scenario injected into the call's token, as `details.reason` names it.
-fn identity_fault(call: &SubjectCall) -> Option<&'static str> {
-    if !call.auth.identity.valid {
-        return Some("identity_invalid");
-    }
-    let expired = call.auth.identity.expires_at_ms.is_some_and(|expires_at_ms| expires_at_ms / 1000 <= now_s());
-    expired.then_some("identity_expired")
-}
-
-/// The `scope="..."` parameter of a `WWW-Authenticate: Bearer` header (RFC 6750 §3).
-fn scope_parameter(header: &str) -> Option<String> {
-    let (_, rest) = header.split_once("scope=\"")?;
-    rest.split_once('"').map(|(scope, _)| scope.to_owned())
-}
-
-fn now_s() -> u64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |since| since.as_secs())
 }
 
 /// A server the harness started: the process and its endpoint.
@@ -573,64 +491,5 @@ impl Subject for Remote {
 
     async fn inject(&self, fault: SubjectFault, _on: bool) -> Result<(), SubjectError> {
         Err(SubjectError::Unsupported(format!("the harness cannot {fault} a server it did not start (--mcp-url)")))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use callproof_executor::{AuthContext, ToolCall};
-
-    fn call(text: &str) -> SubjectCall {
-        SubjectCall {
-            call: ToolCall::raw("call_1", "refund_order", text),
-            auth: AuthContext::new("u_alice", "t_acme", &["refunds:write"]),
-            business_request_id: Some("br_1".into()),
-            attempt: 1,
-            budget: Duration::from_secs(1),
-        }
-    }
-
-    fn posted(status: u16, messages: Vec<Value>, authenticate: Option<&str>) -> Posted {
-        Posted { status, messages, body: String::new(), authenticate: authenticate.map(str::to_owned) }
-    }
-
-    fn tools() -> BTreeSet<String> {
-        ["refund_order".to_owned()].into_iter().collect()
-    }
-
-    #[test]
-    fn over_http_the_context_has_no_auth_and_the_text_is_still_spliced_last() {
-        let line = call_line(3, &call(r#"{"amount":1,"amount":2}"#));
-        assert!(line.ends_with(r#","arguments":{"amount":1,"amount":2}}}"#), "{line}");
-        let message: Value = serde_json::from_str(&line).expect("json");
-        let context = &message["params"]["_meta"][wire::CONTEXT_KEY];
-        assert_eq!(context["call_id"], "call_1");
-        assert!(context.get("auth").is_none(), "{line}");
-    }
-
-    #[test]
-    fn statuses_without_a_response_read_as_docs_mcp_md_says() {
-        let valid = call(r#"{"order_id":"o"}"#);
-        let code = |reply: Result<Reply, String>| reply.map(|reply| reply.value["error"]["code"].clone());
-        let mut invalid = call("{}");
-        invalid.auth.identity.valid = false;
-        let unauthorized = answer_of(&posted(401, vec![], None), &invalid, 1, &tools(), "x").expect("read");
-        assert_eq!(unauthorized.value["error"]["details"]["reason"], "identity_invalid");
-        let wrong = answer_of(&posted(401, vec![], None), &valid, 1, &tools(), "x").expect("read");
-        assert_eq!(wrong.value["mcp"], "HTTP 401 to a valid token");
-        let header = Some(r#"Bearer error="insufficient_scope", scope="refunds:write orders:read""#);
-        let forbidden = answer_of(&posted(403, vec![], header), &valid, 1, &tools(), "x").expect("read");
-        assert_eq!(forbidden.value["error"]["details"]["required_scopes"], json!(["refunds:write", "orders:read"]));
-        let truncated = call(r#"{"order_id":"#);
-        let refused = answer_of(&posted(400, vec![], None), &truncated, 1, &tools(), "x").expect("read");
-        assert_eq!(refused.refusal.map(|refusal| refusal.by), Some("HTTP 400".to_owned()));
-        assert!(answer_of(&posted(400, vec![], None), &valid, 1, &tools(), "x").is_err(), "a 400 to JSON text");
-        assert!(answer_of(&posted(500, vec![], None), &valid, 1, &tools(), "x").is_err());
-        let dropped = answer_of(&posted(202, vec![], None), &truncated, 1, &tools(), "x").expect("read");
-        assert_eq!(dropped.value["mcp"], "dropped");
-        let parse_error = json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "Parse error"}});
-        let read = answer_of(&posted(400, vec![parse_error], None), &truncated, 1, &tools(), "x");
-        assert_eq!(code(read), Ok(json!("invalid_json")));
     }
 }

@@ -1,10 +1,12 @@
-//! The `tools/call` line of one call and how its answer is read back (docs/mcp.md, "A call" and "The answer").
+//! The `tools/call` line of one call and how its answer is read back (docs/mcp.md, "A call" and "The answer"),
+//! over stdio and over Streamable HTTP (where the status speaks when the body holds no JSON-RPC response).
 //!
 //! Rule enforced here: the model's argument text is spliced into the line byte for byte (never re-encoded), the
 //! trusted context travels only in `_meta["io.callproof/context"]`, and an answer is an envelope only when the
 //! server gave one (`structuredContent`, its text block, or `data.envelope`) or when the JSON-RPC error stands
 //! for a refusal docs/mcp.md names; anything else is read as no envelope, never guessed into one.
 
+use super::http::Posted;
 use crate::protocol::{self, excerpt};
 use crate::subject::{Reply, SubjectCall};
 use crate::transcript::Refusal;
@@ -146,6 +148,88 @@ fn is_envelope(value: &Value) -> bool {
     value.get("ok").is_some_and(Value::is_boolean)
 }
 
+/// The `tools/call` line over HTTP: as over stdio, without `auth` in the context (the token carries it).
+pub(crate) fn http_call_line(id: i64, call: &SubjectCall) -> String {
+    let line = call_line(id, call);
+    let Some((head, tail)) = line.split_once(",\"arguments\":") else { return line };
+    let Some(start) = head.find("\"_meta\":") else { return line };
+    let meta_text = &head[start + "\"_meta\":".len()..];
+    match serde_json::from_str::<Value>(meta_text) {
+        Ok(mut meta) => {
+            if let Some(context) = meta.get_mut(CONTEXT_KEY).and_then(Value::as_object_mut) {
+                context.remove("auth");
+            }
+            format!("{}\"_meta\":{meta},\"arguments\":{tail}", &head[..start])
+        }
+        Err(_) => line,
+    }
+}
+
+/// What one POST's response says about a call, as docs/mcp.md's table reads it; `Err` is a protocol break.
+pub(crate) fn read_posted(
+    posted: &Posted,
+    call: &SubjectCall,
+    id: i64,
+    tools: &BTreeSet<String>,
+    line: &str,
+) -> Result<Reply, String> {
+    let answers = |message: &&Value| {
+        let is_response = message.get("result").is_some() || message.get("error").is_some();
+        let id_matches = message.get("id") == Some(&json!(id));
+        let null_error = message.get("id").is_none_or(Value::is_null) && message.get("error").is_some();
+        is_response && (id_matches || null_error)
+    };
+    if let Some(message) = posted.messages.iter().find(answers) {
+        return read_answer(message, call, id, tools);
+    }
+    let status = posted.status;
+    let json = text_is_json(call);
+    let refused = |code: ErrorCode, why: &str, details: Vec<(&str, Value)>| built(call, id, code, why, details);
+    Ok(match status {
+        401 => match identity_fault(call) {
+            Some(reason) => refused(ErrorCode::Unauthorized, "HTTP 401", vec![("reason", json!(reason))]).into(),
+            None => json!({"mcp": "HTTP 401 to a valid token", "body": excerpt(&posted.body, 300)}).into(),
+        },
+        403 if posted.authenticate.as_deref().is_some_and(|value| value.contains("insufficient_scope")) => {
+            let scopes = posted.authenticate.as_deref().and_then(scope_parameter).unwrap_or_default();
+            let scopes: Vec<&str> = scopes.split_whitespace().collect();
+            let details = vec![("reason", json!("missing_scope")), ("required_scopes", json!(scopes))];
+            refused(ErrorCode::Forbidden, "HTTP 403 insufficient_scope", details).into()
+        }
+        400 | 413 if !json => {
+            let value = refused(ErrorCode::InvalidJson, &format!("HTTP {status}"), Vec::new());
+            Reply { value, refusal: Some(crate::transcript::Refusal::http_status(status)) }
+        }
+        200..=299 if !json => dropped(line).into(),
+        _ => {
+            return Err(format!(
+                "it answered request {id} with HTTP {status} and no JSON-RPC response: {}",
+                excerpt(&posted.body, 200)
+            ));
+        }
+    })
+}
+
+/// The identity fault the scenario injected into the call's token, as `details.reason` names it.
+fn identity_fault(call: &SubjectCall) -> Option<&'static str> {
+    if !call.auth.identity.valid {
+        return Some("identity_invalid");
+    }
+    let expired = call.auth.identity.expires_at_ms.is_some_and(|expires_at_ms| expires_at_ms / 1000 <= now_s());
+    expired.then_some("identity_expired")
+}
+
+/// The `scope="..."` parameter of a `WWW-Authenticate: Bearer` header (RFC 6750 §3).
+fn scope_parameter(header: &str) -> Option<String> {
+    let (_, rest) = header.split_once("scope=\"")?;
+    rest.split_once('"').map(|(scope, _)| scope.to_owned())
+}
+
+/// Now, in Unix seconds.
+pub(crate) fn now_s() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |since| since.as_secs())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -259,5 +343,65 @@ mod schema_tests {
                 .collect();
             assert!(errors.is_empty(), "{code}: {errors:?} {envelope}");
         }
+    }
+}
+
+#[cfg(test)]
+mod http_tests {
+    use super::*;
+    use callproof_executor::{AuthContext, ToolCall};
+    use std::time::Duration;
+
+    fn call(text: &str) -> SubjectCall {
+        SubjectCall {
+            call: ToolCall::raw("call_1", "refund_order", text),
+            auth: AuthContext::new("u_alice", "t_acme", &["refunds:write"]),
+            business_request_id: Some("br_1".into()),
+            attempt: 1,
+            budget: Duration::from_secs(1),
+        }
+    }
+
+    fn posted(status: u16, messages: Vec<Value>, authenticate: Option<&str>) -> Posted {
+        Posted { status, messages, body: String::new(), authenticate: authenticate.map(str::to_owned) }
+    }
+
+    fn tools() -> BTreeSet<String> {
+        ["refund_order".to_owned()].into_iter().collect()
+    }
+
+    #[test]
+    fn over_http_the_context_has_no_auth_and_the_text_is_still_spliced_last() {
+        let line = http_call_line(3, &call(r#"{"amount":1,"amount":2}"#));
+        assert!(line.ends_with(r#","arguments":{"amount":1,"amount":2}}}"#), "{line}");
+        let message: Value = serde_json::from_str(&line).expect("json");
+        let context = &message["params"]["_meta"][CONTEXT_KEY];
+        assert_eq!(context["call_id"], "call_1");
+        assert!(context.get("auth").is_none(), "{line}");
+    }
+
+    #[test]
+    fn statuses_without_a_response_read_as_docs_mcp_md_says() {
+        let valid = call(r#"{"order_id":"o"}"#);
+        let code = |reply: Result<Reply, String>| reply.map(|reply| reply.value["error"]["code"].clone());
+        let mut invalid = call("{}");
+        invalid.auth.identity.valid = false;
+        let unauthorized = read_posted(&posted(401, vec![], None), &invalid, 1, &tools(), "x").expect("read");
+        assert_eq!(unauthorized.value["error"]["details"]["reason"], "identity_invalid");
+        let wrong = read_posted(&posted(401, vec![], None), &valid, 1, &tools(), "x").expect("read");
+        assert_eq!(wrong.value["mcp"], "HTTP 401 to a valid token");
+        let header = Some(r#"Bearer error="insufficient_scope", scope="refunds:write orders:read""#);
+        let forbidden = read_posted(&posted(403, vec![], header), &valid, 1, &tools(), "x").expect("read");
+        assert_eq!(forbidden.value["error"]["details"]["required_scopes"], json!(["refunds:write", "orders:read"]));
+        let truncated = call(r#"{"order_id":"#);
+        let refused = read_posted(&posted(400, vec![], None), &truncated, 1, &tools(), "x").expect("read");
+        assert_eq!(refused.refusal.map(|refusal| refusal.by), Some("HTTP 400".to_owned()));
+        assert!(read_posted(&posted(400, vec![], None), &valid, 1, &tools(), "x").is_err(), "a 400 to JSON text");
+        assert!(read_posted(&posted(500, vec![], None), &valid, 1, &tools(), "x").is_err());
+        let dropped = read_posted(&posted(202, vec![], None), &truncated, 1, &tools(), "x").expect("read");
+        assert_eq!(dropped.value["mcp"], "dropped");
+        let parse_error = json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "Parse error"}});
+        let read = read_posted(&posted(400, vec![parse_error], None), &truncated, 1, &tools(), "x");
+        assert_eq!(code(read), Ok(json!("invalid_json")));
     }
 }

@@ -13,7 +13,7 @@ use crate::protocol::{self, Capabilities, FromExecutor, Hello, ToExecutor, VERSI
 use crate::scenario::Scenario;
 use crate::shell;
 use crate::store_proxy::StoreProxy;
-use crate::subject::{Awaited, Subject, SubjectCall, SubjectError, SubjectFactory, SubjectFault, Support};
+use crate::subject::{Awaited, Reply, Subject, SubjectCall, SubjectError, SubjectFactory, SubjectFault, Support};
 use crate::world::FaultSpec;
 use crate::world::fault::Needs;
 use async_trait::async_trait;
@@ -265,7 +265,7 @@ pub(crate) trait Running: Send + Sync + Sized + 'static {
     async fn start(argv: &[String], options: &ProcessOptions, start: &Self::Start) -> Result<Self, SubjectError>;
 
     /// One call, answered within its budget plus `margin`.
-    async fn execute(&self, call: SubjectCall, margin: Duration) -> Result<Value, SubjectError>;
+    async fn execute(&self, call: SubjectCall, margin: Duration) -> Result<Reply, SubjectError>;
 
     /// SIGKILL, then reap.
     async fn kill(&self);
@@ -291,6 +291,10 @@ pub(crate) struct Restartable<R: Running> {
 #[async_trait]
 impl<R: Running> Subject for Restartable<R> {
     async fn execute(&self, call: SubjectCall) -> Result<Value, SubjectError> {
+        self.answer(call).await.map(|reply| reply.value)
+    }
+
+    async fn answer(&self, call: SubjectCall) -> Result<Reply, SubjectError> {
         let current = self.current.lock().await.clone();
         current.execute(call, self.options.answer_margin).await
     }
@@ -339,8 +343,8 @@ impl Running for Instance {
         Ok(Instance::spawn(argv, options, hello).await?.0)
     }
 
-    async fn execute(&self, call: SubjectCall, margin: Duration) -> Result<Value, SubjectError> {
-        Instance::execute(self, call, margin).await
+    async fn execute(&self, call: SubjectCall, margin: Duration) -> Result<Reply, SubjectError> {
+        Instance::execute(self, call, margin).await.map(Reply::from)
     }
 
     async fn kill(&self) {

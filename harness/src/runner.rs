@@ -474,15 +474,15 @@ impl Session<'_> {
         let before = *kills.borrow();
         let started_ms = world.now_ms();
         let first_request = world.request_count();
-        let answer = tokio::select! {
-            answered = tokio::time::timeout(budget + HARD_MARGIN, self.subject.execute(submitted)) => match answered {
+        let (answer, refusal) = tokio::select! {
+            answered = tokio::time::timeout(budget + HARD_MARGIN, self.subject.answer(submitted)) => match answered {
                 // A kill fault fired for the moment the answer arrives: the subject dies before it is seen.
-                Ok(Ok(_)) if world.kills().borrow().before_answer > before.before_answer => Answer::Killed,
-                Ok(Ok(envelope)) => Answer::read(envelope),
-                Ok(Err(error)) => Answer::Broken(error.to_string()),
-                Err(_) => Answer::NoAnswer,
+                Ok(Ok(_)) if world.kills().borrow().before_answer > before.before_answer => (Answer::Killed, None),
+                Ok(Ok(reply)) => (Answer::read(reply.value), reply.refusal),
+                Ok(Err(error)) => (Answer::Broken(error.to_string()), None),
+                Err(_) => (Answer::NoAnswer, None),
             },
-            _ = kills.wait_for(|kills| kills.in_flight > before.in_flight) => Answer::Killed,
+            _ = kills.wait_for(|kills| kills.in_flight > before.in_flight) => (Answer::Killed, None),
         };
         CallRecord {
             index,
@@ -507,6 +507,7 @@ impl Session<'_> {
             requests_until: world.request_count(),
             answer,
             corpus_case: planned.corpus_case,
+            refusal,
         }
     }
 }

@@ -49,6 +49,22 @@ impl SubjectCall {
     }
 }
 
+/// What a subject answered one call with: the envelope as JSON, and, only from the MCP subject, the transport
+/// refusal it stands for (docs/mcp.md, "Answers that are not envelopes").
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reply {
+    /// The envelope (or whatever came back that is not one).
+    pub value: Value,
+    /// Set when `value` is the envelope the harness built for a refusal the transport carried.
+    pub refusal: Option<crate::transcript::Refusal>,
+}
+
+impl From<Value> for Reply {
+    fn from(value: Value) -> Reply {
+        Reply { value, refusal: None }
+    }
+}
+
 /// A subject that failed as a process or protocol peer (not as an executor: those failures are envelopes).
 /// Every variant means the executor, not the scenario or the options, is at fault: `conform` exits 3.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -168,6 +184,15 @@ pub trait Subject: Send + Sync {
     /// # Errors
     /// [`SubjectError`] when the subject broke (crashed, broke the protocol), not when the call failed.
     async fn execute(&self, call: SubjectCall) -> Result<Value, SubjectError>;
+
+    /// Executes one call; the envelope, and the transport refusal it stands for when it is one. Only a
+    /// subject whose transport can refuse outside an envelope (MCP) overrides this.
+    ///
+    /// # Errors
+    /// As [`Subject::execute`].
+    async fn answer(&self, call: SubjectCall) -> Result<Reply, SubjectError> {
+        self.execute(call).await.map(Reply::from)
+    }
 
     /// The idempotency records of these keys, when the subject lets the harness look (in-process only).
     async fn records(&self, _keys: &[String]) -> Option<Vec<Record>> {

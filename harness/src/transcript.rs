@@ -80,6 +80,44 @@ impl fmt::Display for Answer {
     }
 }
 
+/// A refusal the transport carried instead of an envelope (docs/mcp.md, "Answers that are not envelopes"): a
+/// JSON-RPC error -32700 (or over HTTP a 400 or 413 without one) to a `tools/call` whose argument text is not
+/// JSON. Only the MCP subject reports one,
+/// out of band ([`crate::subject::Reply`]), and only for such a text, so no answer of a `callproof/1`
+/// executor can claim it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Refusal {
+    /// What carried it: `JSON-RPC error -32700`, `HTTP 400`.
+    pub by: String,
+    /// The wire codes of the table this refusal stands for (docs/mcp.md's table): any of them satisfies a pin.
+    pub satisfies: Vec<&'static str>,
+}
+
+impl Refusal {
+    /// The -32700 a server's JSON-RPC parser answers to a line it cannot read: refused before any tool ran, so
+    /// it stands for `invalid_json` and `invalid_arguments` (a text nested too deep for that parser).
+    pub fn parse_error() -> Refusal {
+        let satisfies = vec![ErrorCode::InvalidJson.as_str(), ErrorCode::InvalidArguments.as_str()];
+        Refusal { by: "JSON-RPC error -32700".to_owned(), satisfies }
+    }
+
+    /// An HTTP status (400, 413) refusing a body whose argument text is not JSON before any tool ran: the same
+    /// codes as a -32700.
+    pub fn http_status(status: u16) -> Refusal {
+        Refusal { by: format!("HTTP {status}"), ..Refusal::parse_error() }
+    }
+
+    /// Whether the refusal stands for `code` (a wire code, as scenarios and the corpus write it).
+    pub fn satisfies(&self, code: &str) -> bool {
+        self.satisfies.contains(&code)
+    }
+
+    /// The codes it stands for, as `a or b`.
+    pub fn codes(&self) -> String {
+        self.satisfies.join(" or ")
+    }
+}
+
 /// One call the harness made.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CallRecord {
@@ -127,6 +165,10 @@ pub struct CallRecord {
     pub answer: Answer,
     /// The corpus case it came from, if any.
     pub corpus_case: Option<String>,
+    /// When the answer is a refusal the transport carried (an MCP -32700), not an envelope of the server's:
+    /// `answer` then holds the envelope the harness built for it, which the other checks read as before.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub refusal: Option<Refusal>,
 }
 
 impl CallRecord {

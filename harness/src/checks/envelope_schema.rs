@@ -1,7 +1,8 @@
 //! `envelope-schema`: every answer is an envelope that validates against docs/envelope.schema.json.
 //!
 //! Rule enforced here: the schema, not the harness's reading of the envelope, decides the shape; an answer that
-//! is not an envelope at all, or a subject that broke, fails here.
+//! is not an envelope at all, or a subject that broke, fails here. A refusal the transport carried instead of
+//! an envelope (an MCP -32700 to a text that is not JSON, docs/mcp.md) has no envelope to judge and passes.
 
 use super::{Check, CheckId, Context, Judgement, Level, Outcome};
 use crate::transcript::Answer;
@@ -32,7 +33,7 @@ fn validator() -> &'static jsonschema::Validator {
 fn run(context: &Context<'_>) -> Outcome {
     let mut judgement = Judgement::new();
     judgement.judged_if(!context.transcript.calls.is_empty());
-    for call in &context.transcript.calls {
+    for call in context.transcript.calls.iter().filter(|call| call.refusal.is_none()) {
         let message = match &call.answer {
             Answer::Envelope(_) | Answer::Malformed(_) => {
                 let raw = call.answer.raw().unwrap_or(&Value::Null);
@@ -75,6 +76,13 @@ mod tests {
     fn an_answer_that_is_no_envelope_or_a_broken_subject_fails() {
         history("submit refund_order -> garbage").fails(&CHECK, "does not match the schema");
         history("submit refund_order -> broken").fails(&CHECK, "no envelope: the process exited");
+    }
+
+    #[test]
+    fn a_transport_refusal_has_no_envelope_to_judge_but_the_same_answer_from_an_executor_fails() {
+        // The harness's envelope for a -32700 has no details; only the out-of-band refusal excuses that.
+        history("corpus refund_order case=truncated_object -> invalid_json -32700").passes(&CHECK);
+        history("corpus refund_order case=truncated_object -> invalid_json").fails(&CHECK, "does not match the schema");
     }
 
     #[test]

@@ -1,7 +1,10 @@
 //! `expectations`: the envelope fields and final ledger counts the scenario pins hold.
 //!
 //! Rule enforced here: a step's `expect` and the scenario's `[expect_ledger]` are judged here and only here; the
-//! scenario model states them, the check compares them with the typed envelope.
+//! scenario model states them, the check compares them with the typed envelope. A refusal the transport carried
+//! instead of an envelope (an MCP -32700 to a text that is not JSON, docs/mcp.md) is judged on what it can
+//! say, `ok` and the code (any it stands for); the pins it cannot carry (`details`, `meta`, the code's flags) are
+//! not judged for it.
 
 use super::{Check, CheckId, Context, Judgement, Level, Outcome};
 use crate::envelope::{EnvelopeView, wire};
@@ -28,7 +31,10 @@ fn run(context: &Context<'_>) -> Outcome {
             judgement.fail("expected an envelope, got none", context.evidence(call));
             continue;
         };
-        let mismatches = mismatches(expect, envelope);
+        let mismatches = match &call.refusal {
+            Some(refusal) => refusal_mismatches(expect, refusal),
+            None => mismatches(expect, envelope),
+        };
         if !mismatches.is_empty() {
             judgement.fail(format!("step {}: {}", call.step + 1, mismatches.join("; ")), context.evidence(call));
         }
@@ -58,6 +64,26 @@ fn run(context: &Context<'_>) -> Outcome {
         }
     }
     judgement.outcome()
+}
+
+/// Every way a transport refusal differs from `expect`, judged on `ok` (a refusal is never a success) and the
+/// code (any it stands for); nothing else is carried by a JSON-RPC error.
+fn refusal_mismatches(expect: &Expect, refusal: &crate::transcript::Refusal) -> Vec<String> {
+    let mut found = Vec::new();
+    if expect.ok == Some(true) {
+        found.push(format!("ok: expected true, got {}", refusal.by));
+    }
+    if let Some(code) = &expect.code
+        && !refusal.satisfies(code.as_str())
+    {
+        found.push(format!(
+            "error.code: expected \"{}\", got {} (which stands for {})",
+            code.as_str(),
+            refusal.by,
+            refusal.codes()
+        ));
+    }
+    found
 }
 
 /// Every way `envelope` differs from `expect`, as `field: expected X, got Y`.
@@ -154,6 +180,40 @@ mod tests {
         history("submit refund_order -> no-answer; retry -> ok reconciled")
             .with_scenario(PINNED)
             .fails(&CHECK, "expected an envelope, got none");
+    }
+
+    const TRUNCATED: &str = r#"
+        description = "d"
+        [auth.alice]
+        subject_id = "u_alice"
+        tenant_id = "t_acme"
+        [[step]]
+        action = "submit"
+        tool = "refund_order"
+        auth = "alice"
+        arguments = '{"order_id":"ord_123","amount":'
+        expect = { ok = false, code = "invalid_json", details = { hint = "truncated", line = 1 } }
+    "#;
+
+    #[test]
+    fn a_parse_error_meets_the_code_pin_and_is_not_held_to_details_it_cannot_carry() {
+        history("submit refund_order -> invalid_json -32700").with_scenario(TRUNCATED).passes(&CHECK);
+        // The same envelope from an executor, without the refusal, is held to every pin.
+        history("submit refund_order -> invalid_json")
+            .with_scenario(TRUNCATED)
+            .fails(&CHECK, "error.details.hint: expected \"truncated\", got null");
+    }
+
+    #[test]
+    fn a_parse_error_does_not_meet_a_pin_on_another_code_or_on_success() {
+        let other = TRUNCATED.replace(r#"code = "invalid_json""#, r#"code = "schema_violation""#);
+        history("submit refund_order -> invalid_json -32700")
+            .with_scenario(&other)
+            .fails(&CHECK, "got JSON-RPC error -32700 (which stands for invalid_json or invalid_arguments)");
+        let success = TRUNCATED.replace(r#"ok = false, code = "invalid_json", "#, "ok = true, ");
+        history("submit refund_order -> invalid_json -32700")
+            .with_scenario(&success)
+            .fails(&CHECK, "ok: expected true, got JSON-RPC error -32700");
     }
 
     #[test]

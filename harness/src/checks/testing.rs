@@ -33,7 +33,7 @@
 use super::{Check, Context, Outcome, Violation};
 use crate::corpus::Corpus;
 use crate::scenario::{Scenario, StepKind};
-use crate::transcript::{Answer, CallRecord, Exchange, Operation, Transcript};
+use crate::transcript::{Answer, CallRecord, Exchange, Operation, Refusal, Transcript};
 use crate::world::{
     Effect, EffectKind, FaultKind, FaultLog, Fired, ForeignRequest, Handling, RequestRecord, TaskTruth, endpoint_of,
 };
@@ -200,6 +200,7 @@ impl History {
             requests_until: self.exchanges.len(),
             answer,
             corpus_case: attribute(words, "case").map(str::to_owned),
+            refusal: outcome.contains(&"-32700").then(Refusal::parse_error),
         });
     }
 

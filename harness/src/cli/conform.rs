@@ -1,4 +1,5 @@
-//! `callproof conform`: the suite against an executor process (`callproof/1`, or MCP over stdio), judged for CI.
+//! `callproof conform`: the suite against an executor process (`callproof/1`, or MCP over stdio or Streamable
+//! HTTP), judged for CI.
 //!
 //! Rule enforced here: stdout carries the report (human, JSON, JUnit or GitHub annotations) and nothing else;
 //! progress and the one JSON line that explains a non-zero exit go to stderr; the progress bar shows only on
@@ -11,7 +12,8 @@ use super::reports::{self, Reports};
 use super::select::Selection;
 use callproof_harness::conform;
 use callproof_harness::corpus::Corpus;
-use callproof_harness::mcp::McpFactory;
+use callproof_harness::mcp::token::Key;
+use callproof_harness::mcp::{McpFactory, McpHttpFactory};
 use callproof_harness::process::{ProcessFactory, ProcessOptions};
 use callproof_harness::protocol::Capabilities;
 use callproof_harness::subject::SubjectFactory;
@@ -25,9 +27,9 @@ pub(crate) const EXIT_CODES: &str = "Exit codes: 0 every required check passed; 
                                      protocol. On a non-zero exit the last line on stderr is one JSON object \
                                      saying why (docs/conform.md).";
 
-/// `callproof conform [PATH|ID...] --executor COMMAND | --mcp COMMAND ...`.
+/// `callproof conform [PATH|ID...] --executor COMMAND | --mcp COMMAND | --mcp-http COMMAND | --mcp-url URL ...`.
 #[derive(clap::Args)]
-#[group(id = "subject", required = true, multiple = false, args = ["executor", "mcp"])]
+#[group(id = "subject", required = true, multiple = false, args = ["executor", "mcp", "mcp_http", "mcp_url"])]
 pub(crate) struct Args {
     /// Which scenarios and checks.
     #[command(flatten)]
@@ -39,8 +41,20 @@ pub(crate) struct Args {
     /// environment of docs/mcp.md, spoken to as MCP 2025-11-25 over its stdin and stdout.
     #[arg(long, value_name = "COMMAND")]
     mcp: Option<String>,
+    /// Or an MCP server command speaking Streamable HTTP: started once per scenario with CALLPROOF_MCP_URL
+    /// (where to listen, a free loopback port) and CALLPROOF_TOKEN_KEY (the HS256 key of the bearer token each
+    /// call carries) besides the environment of docs/mcp.md.
+    #[arg(long, value_name = "COMMAND")]
+    mcp_http: Option<String>,
+    /// Or the Streamable HTTP endpoint of an MCP server already running (crash scenarios are skipped); needs
+    /// --mcp-token-key-file.
+    #[arg(long, value_name = "URL", requires = "mcp_token_key_file")]
+    mcp_url: Option<String>,
+    /// The file holding the HS256 key text the --mcp-url server verifies tokens with (its CALLPROOF_TOKEN_KEY).
+    #[arg(long, value_name = "FILE", requires = "mcp_url")]
+    mcp_token_key_file: Option<std::path::PathBuf>,
     /// Features the MCP server has but cannot declare in its capabilities (e.g. durable_store).
-    #[arg(long, value_name = "FEATURE", value_delimiter = ',', requires = "mcp")]
+    #[arg(long, value_name = "FEATURE", value_delimiter = ',')]
     mcp_features: Vec<String>,
     /// With --executor: the address (HOST:PORT) of the executor's idempotency store. Each executor process then
     /// reaches it through a relay the harness can cut (`store_outage` scenarios; the executor must declare
@@ -58,7 +72,7 @@ pub(crate) struct Args {
 /// Runs the suite against the executor process and reports.
 pub(crate) fn run(args: Args) -> Result<ExitCode, Error> {
     let options = args.selection.options(args.jobs.map_or_else(conform::default_process_jobs, usize::from))?;
-    let subject = Subject::new(args.executor.as_deref(), args.mcp.as_deref(), args.mcp_features, args.store_address)?;
+    let subject = Subject::new(&args)?;
     let scenarios = args.selection.scenarios()?;
     let prepared = args.reports.prepare()?;
     let runtime = super::runtime()?;
@@ -83,24 +97,41 @@ pub(crate) fn started(runtime: &tokio::runtime::Runtime, factory: &ProcessFactor
 enum Subject {
     Process(Box<ProcessFactory>),
     Mcp(Box<McpFactory>),
+    McpHttp(Box<McpHttpFactory>),
 }
 
 impl Subject {
-    fn new(
-        executor: Option<&str>,
-        mcp: Option<&str>,
-        features: Vec<String>,
-        store_address: Option<String>,
-    ) -> Result<Subject, Error> {
-        match (executor, mcp) {
-            (_, Some(command)) => Ok(Subject::Mcp(Box::new(McpFactory::new(command)?.with_features(features)))),
-            (Some(command), None) => {
+    fn new(args: &Args) -> Result<Subject, Error> {
+        let features = args.mcp_features.clone();
+        if args.mcp_token_key_file.is_some() && args.mcp_url.is_none() {
+            return Err(Error::Usage("--mcp-token-key-file is for --mcp-url".to_owned()));
+        }
+        if !features.is_empty() && args.executor.is_some() {
+            return Err(Error::Usage("--mcp-features is for an MCP server, not --executor".to_owned()));
+        }
+        if let Some(command) = &args.mcp {
+            return Ok(Subject::Mcp(Box::new(McpFactory::new(command)?.with_features(features))));
+        }
+        if let Some(command) = &args.mcp_http {
+            let factory = McpHttpFactory::command(command).map_err(Error::Usage)?;
+            return Ok(Subject::McpHttp(Box::new(factory.with_features(features))));
+        }
+        if let (Some(url), Some(file)) = (&args.mcp_url, &args.mcp_token_key_file) {
+            let text = std::fs::read_to_string(file).map_err(|error| {
+                Error::Usage(format!("cannot read --mcp-token-key-file {}: {error}", file.display()))
+            })?;
+            let key = Key::from_text(&text).map_err(|why| Error::Usage(format!("{}: {why}", file.display())))?;
+            let factory = McpHttpFactory::url(url, key).map_err(Error::Usage)?;
+            return Ok(Subject::McpHttp(Box::new(factory.with_features(features))));
+        }
+        match &args.executor {
+            Some(command) => {
                 let factory = ProcessFactory::new(command)?;
-                let options = ProcessOptions { store_upstream: store_address, ..factory.options().clone() };
+                let options = ProcessOptions { store_upstream: args.store_address.clone(), ..factory.options().clone() };
                 Ok(Subject::Process(Box::new(factory.with_options(options))))
             }
             // clap's group requires one of them.
-            (None, None) => Err(Error::Usage("give --executor COMMAND or --mcp COMMAND".to_owned())),
+            None => Err(Error::Usage("give --executor, --mcp, --mcp-http or --mcp-url".to_owned())),
         }
     }
 
@@ -112,6 +143,10 @@ impl Subject {
                 (Arc::new(*factory), Some(capabilities))
             }
             Subject::Mcp(factory) => {
+                let capabilities = factory.probe().await?;
+                (Arc::new(*factory), Some(capabilities))
+            }
+            Subject::McpHttp(factory) => {
                 let capabilities = factory.probe().await?;
                 (Arc::new(*factory), Some(capabilities))
             }

@@ -1,4 +1,5 @@
-//! `callproof mcp`: the MCP profile against one server process over stdio (docs/mcp.md, Part 2).
+//! `callproof mcp`: the MCP profile against one server, a process over stdio or a Streamable HTTP endpoint
+//! (docs/mcp.md, Part 2).
 //!
 //! Rule enforced here: stdout carries the report (human or JSON) and nothing else; without `--call` or
 //! `--call-all` only tools the server annotates read-only are called, and the report lists the others as
@@ -6,7 +7,7 @@
 
 use super::Error;
 use super::output::{self, Format};
-use callproof_harness::mcp::{self, Calls, Options};
+use callproof_harness::mcp::{self, Calls, Options, Server};
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -15,12 +16,17 @@ pub(crate) const EXIT_CODES: &str = "Exit codes: 0 no MUST check failed (SHOULD 
                                      MUST check failed; 2 usage error (nothing is run); 3 the server could not \
                                      be started.";
 
-/// `callproof mcp --server COMMAND [--call TOOL]... [--call-all] ...`.
+/// `callproof mcp --server COMMAND | --url URL [--call TOOL]... [--call-all] ...`.
 #[derive(clap::Args)]
+#[command(group(clap::ArgGroup::new("target").required(true).multiple(false).args(["server", "url"])))]
 pub(crate) struct Args {
     /// The MCP server command, e.g. "python3 server.py"; started once, spoken to over stdin/stdout.
     #[arg(long, value_name = "COMMAND")]
-    server: String,
+    server: Option<String>,
+    /// Or the Streamable HTTP endpoint of a running MCP server, e.g. http://127.0.0.1:8000/mcp (a POST per
+    /// message; http:// only).
+    #[arg(long, value_name = "URL")]
+    url: Option<String>,
     /// Also call TOOL with generated valid and invalid inputs (repeatable). Without it only tools annotated
     /// readOnlyHint: true are called: a lax server may execute an invalid input.
     #[arg(long, value_name = "TOOL")]
@@ -43,7 +49,13 @@ pub(crate) fn run(args: Args) -> Result<ExitCode, Error> {
         (false, true) => Calls::ReadOnly,
         (false, false) => Calls::Named(args.call.into_iter().collect()),
     };
-    let options = Options { server: args.server, calls, timeout: Duration::from_millis(args.timeout) };
+    let server = match (args.server, args.url) {
+        (Some(command), _) => Server::Command(command),
+        (None, Some(url)) => Server::Url(url),
+        // clap's group requires one of them.
+        (None, None) => return Err(Error::Usage("give --server COMMAND or --url URL".to_owned())),
+    };
+    let options = Options { server, calls, timeout: Duration::from_millis(args.timeout) };
     let runtime = super::runtime()?;
     let report = runtime.block_on(mcp::run(&options))?;
     match args.format {

@@ -52,7 +52,7 @@ pub(crate) enum Command {
     /// Run the suite against an executor process speaking the adapter protocol (docs/protocol.md) or MCP (docs/mcp.md).
     #[command(after_help = conform::EXIT_CODES)]
     Conform(conform::Args),
-    /// Test any MCP server over stdio: handshake, tool list, protocol errors, input validation generated
+    /// Test any MCP server over stdio or Streamable HTTP: handshake, tool list, protocol errors, input validation generated
     /// from each tool's inputSchema (docs/mcp.md).
     #[command(after_help = mcp::EXIT_CODES)]
     Mcp(mcp::Args),

@@ -1,12 +1,15 @@
-//! A raw MCP client over stdio: newline-delimited JSON-RPC lines to a server process, any bytes allowed.
+//! A raw MCP client over stdio (newline-delimited JSON-RPC lines to a server process) or Streamable HTTP (a
+//! POST per message), any bytes allowed: the two transports are implementations of one [`Transport`].
 //!
 //! Rule enforced here: every wait is bounded by the per-request timeout, and a line is sent exactly as the
 //! caller wrote it (a malformed line stays malformed, a duplicate key stays duplicated), because the checks
 //! are about what the server's own parser meets. Messages the server sends that answer nothing are kept, so
 //! an error with `id: null` can be tied to the garbage that caused it.
 
+use super::http::{Http, PostError};
 use crate::shell;
 use crate::subject::SubjectError;
+use async_trait::async_trait;
 use callproof_executor::lines;
 use serde_json::{Value, json};
 use std::collections::VecDeque;
@@ -35,6 +38,15 @@ pub enum Answer {
     Closed,
     /// Nothing answered the line, though the server answered the `ping` sent after it.
     Dropped,
+    /// HTTP: a status whose body held no JSON-RPC response (the body as text, cut).
+    Http {
+        /// The HTTP status.
+        status: u16,
+        /// The body, cut to 2 000 characters.
+        body: String,
+    },
+    /// The message could not be sent, or the connection broke (why).
+    Failed(String),
 }
 
 impl Answer {
@@ -61,6 +73,9 @@ impl Answer {
             Answer::Silent => "(no answer within the timeout)".to_owned(),
             Answer::Closed => "(the server closed stdout)".to_owned(),
             Answer::Dropped => "(nothing; the ping sent after it was answered)".to_owned(),
+            Answer::Http { status, body } if body.is_empty() => format!("(HTTP {status}, an empty body)"),
+            Answer::Http { status, body } => format!("(HTTP {status}) {body}"),
+            Answer::Failed(why) => format!("({why})"),
         }
     }
 }
@@ -74,20 +89,141 @@ pub struct Exchange {
     pub answer: Answer,
 }
 
-/// A running MCP server and the pipes to it.
-pub struct Client {
+/// The client's view of a transport: send one message as it is, read the server's messages back. Stdio and
+/// Streamable HTTP are its two implementations, so the profile's requests and their judging are written once.
+#[async_trait]
+pub(crate) trait Transport: Send {
+    /// Sends one message, byte for byte.
+    async fn send(&mut self, line: &str) -> Sent;
+    /// The next message from the server before `until`; `None` when none came (HTTP: none left of the
+    /// responses already read, since every answer rides on its POST).
+    async fn next(&mut self, until: Instant) -> Option<Value>;
+    /// Whether nothing more can come (stdio: stdout closed).
+    fn ended(&self) -> bool;
+    /// Whether the server is still there (stdio: the process runs; HTTP: the last POST reached it).
+    fn alive(&mut self) -> bool;
+    /// The server's last lines on stderr, when the harness started it.
+    fn stderr_tail(&self) -> Vec<String>;
+    /// Ends the connection (stdio: closes stdin, waits up to `grace`, kills).
+    async fn close(self: Box<Self>, grace: Duration);
+}
+
+/// What sending one message did.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Sent {
+    /// Written (stdio): the answer comes on the stream.
+    Written,
+    /// POSTed (HTTP): the response's messages are queued; its status and its body when it held none.
+    Posted { status: u16, body: String },
+    /// Nothing can be sent or came back: the pipe is closed, the connection failed.
+    Failed(String),
+    /// The POST was not answered within the timeout.
+    Timeout,
+}
+
+/// A running MCP server over stdio: the process and the pipes to it.
+struct Pipes {
     child: Child,
     stdin: Option<ChildStdin>,
     lines: mpsc::UnboundedReceiver<String>,
+    stderr: Arc<Mutex<VecDeque<String>>>,
+}
+
+/// A Streamable HTTP endpoint: the messages of the responses read so far, not yet claimed.
+struct Posting {
+    http: Http,
+    queue: VecDeque<Value>,
+    reached: bool,
+}
+
+#[async_trait]
+impl Transport for Pipes {
+    async fn send(&mut self, line: &str) -> Sent {
+        let Some(stdin) = self.stdin.as_mut() else { return Sent::Failed("stdin is closed".to_owned()) };
+        let mut bytes = line.as_bytes().to_vec();
+        bytes.push(b'\n');
+        match stdin.write_all(&bytes).await.and(stdin.flush().await) {
+            Ok(()) => Sent::Written,
+            Err(error) => Sent::Failed(format!("cannot write to its stdin ({error})")),
+        }
+    }
+
+    async fn next(&mut self, until: Instant) -> Option<Value> {
+        loop {
+            let line = tokio::time::timeout_at(until, self.lines.recv()).await.ok()??;
+            if let Ok(message) = serde_json::from_str::<Value>(&line) {
+                return Some(message);
+            }
+        }
+    }
+
+    fn ended(&self) -> bool {
+        self.lines.is_closed() && self.lines.is_empty()
+    }
+
+    fn alive(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(None))
+    }
+
+    fn stderr_tail(&self) -> Vec<String> {
+        self.stderr.lock().map(|tail| tail.iter().cloned().collect()).unwrap_or_default()
+    }
+
+    async fn close(mut self: Box<Self>, grace: Duration) {
+        drop(self.stdin.take());
+        if tokio::time::timeout(grace, self.child.wait()).await.is_err() {
+            let _ = self.child.kill().await;
+        }
+    }
+}
+
+#[async_trait]
+impl Transport for Posting {
+    async fn send(&mut self, line: &str) -> Sent {
+        match self.http.post(line, None).await {
+            Ok(posted) => {
+                self.reached = true;
+                self.queue.extend(posted.messages);
+                Sent::Posted { status: posted.status, body: posted.body }
+            }
+            Err(PostError::Timeout(_)) => Sent::Timeout,
+            Err(error) => {
+                self.reached = !matches!(error, PostError::Connection { .. });
+                Sent::Failed(error.to_string())
+            }
+        }
+    }
+
+    async fn next(&mut self, _until: Instant) -> Option<Value> {
+        self.queue.pop_front()
+    }
+
+    fn ended(&self) -> bool {
+        false
+    }
+
+    fn alive(&mut self) -> bool {
+        self.reached
+    }
+
+    fn stderr_tail(&self) -> Vec<String> {
+        Vec::new()
+    }
+
+    async fn close(self: Box<Self>, _grace: Duration) {}
+}
+
+/// An MCP client over one [`Transport`], every wait bounded by the timeout.
+pub struct Client {
+    transport: Box<dyn Transport>,
     /// Messages read that answered no request yet (notifications, errors with `id: null`).
     unclaimed: Vec<Value>,
-    stderr: Arc<Mutex<VecDeque<String>>>,
     next_id: i64,
     timeout: Duration,
 }
 
 impl Client {
-    /// Starts `command` (split like a POSIX shell would, run without one).
+    /// Starts `command` (split like a POSIX shell would, run without one) and speaks MCP over its stdio.
     ///
     /// # Errors
     /// [`SubjectError::Spawn`] when the command does not split or cannot be started.
@@ -130,8 +266,21 @@ impl Client {
                 }
             }
         });
-        let stdin = Some(stdin);
-        Ok(Client { child, stdin, lines, unclaimed: Vec::new(), stderr: tail, next_id: 1, timeout })
+        let stdio = Pipes { child, stdin: Some(stdin), lines, stderr: tail };
+        Ok(Client::over(Box::new(stdio), timeout))
+    }
+
+    /// Speaks MCP over Streamable HTTP to `url` (nothing is sent until the first request).
+    ///
+    /// # Errors
+    /// [`SubjectError::Spawn`] when `url` is not an `http://` URL.
+    pub fn connect(url: &str, timeout: Duration) -> Result<Client, SubjectError> {
+        let http = Http::new(url, timeout).map_err(|why| SubjectError::Spawn { command: url.to_owned(), why })?;
+        Ok(Client::over(Box::new(Posting { http, queue: VecDeque::new(), reached: true }), timeout))
+    }
+
+    fn over(transport: Box<dyn Transport>, timeout: Duration) -> Client {
+        Client { transport, unclaimed: Vec::new(), next_id: 1, timeout }
     }
 
     /// A fresh request id.
@@ -153,25 +302,29 @@ impl Client {
 
     /// Sends `line` as it is and waits for the response whose id is `id`.
     pub async fn exchange(&mut self, line: String, id: &Value) -> Exchange {
-        if !self.send(&line).await {
-            return Exchange { sent: line, answer: Answer::Closed };
-        }
-        let answer = self.wait_for(id).await;
+        let sent = self.transport.send(&line).await;
+        let answer = match sent {
+            Sent::Failed(why) => Answer::Failed(why),
+            Sent::Timeout => Answer::Silent,
+            Sent::Written => self.wait_for(id, None).await,
+            Sent::Posted { status, body } => self.wait_for(id, Some((status, body))).await,
+        };
         Exchange { sent: line, answer }
     }
 
     /// Sends a notification (no id, no answer).
     pub async fn notify(&mut self, method: &str) {
         let line = json!({"jsonrpc": "2.0", "method": method}).to_string();
-        self.send(&line).await;
+        self.transport.send(&line).await;
     }
 
     /// Sends `line`, which may not parse (so its id may be unusable), then a `ping`; returns the line's
     /// exchange and the ping's. The line's answer is the response with `id` (when given) or the first error
-    /// with `id: null`, seen before the ping's answer or shortly after it.
+    /// with `id: null`, seen before the ping's answer or shortly after it; over HTTP, an error status whose
+    /// body held no message.
     pub async fn garbage(&mut self, line: String, id: Option<Value>) -> (Exchange, Exchange) {
         self.unclaimed.clear();
-        let sent = self.send(&line).await;
+        let sent = self.transport.send(&line).await;
         let ping = self.request("ping", None).await;
         let answers = |message: &Value| {
             let is_response = message.get("result").is_some() || message.get("error").is_some();
@@ -181,68 +334,55 @@ impl Client {
         // A server that handles lines in order has answered by now; only a silent one is given the grace.
         if matches!(ping.answer, Answer::Response(_)) && !self.unclaimed.iter().any(answers) {
             let until = Instant::now() + NULL_ID_GRACE;
-            while let Some(message) = self.read_until(until).await {
+            while let Some(message) = self.transport.next(until).await {
                 self.unclaimed.push(message);
             }
         }
         let answering = self.unclaimed.iter().find(|message| answers(message));
         let answer = match (sent, answering) {
             (_, Some(message)) => Answer::Response(message.clone()),
-            (false, None) => Answer::Closed,
-            (true, None) if ping.answer == Answer::Closed => Answer::Closed,
-            (true, None) if ping.answer == Answer::Silent => Answer::Silent,
-            (true, None) => Answer::Dropped,
+            (Sent::Failed(why), None) => Answer::Failed(why),
+            (Sent::Timeout, None) => Answer::Silent,
+            (Sent::Posted { status, body }, None) if !(200..300).contains(&status) => Answer::Http { status, body },
+            (_, None) if matches!(ping.answer, Answer::Closed | Answer::Failed(_)) => Answer::Closed,
+            (_, None) if ping.answer == Answer::Silent => Answer::Silent,
+            (_, None) => Answer::Dropped,
         };
         self.unclaimed.clear();
         (Exchange { sent: line, answer }, ping)
     }
 
-    /// Whether the process is still running.
+    /// Whether the server is still there (the process runs; over HTTP, the last POST reached it).
     pub fn alive(&mut self) -> bool {
-        matches!(self.child.try_wait(), Ok(None))
+        self.transport.alive()
     }
 
-    /// The server's last lines on stderr.
+    /// The server's last lines on stderr (none over HTTP).
     pub fn stderr_tail(&self) -> Vec<String> {
-        self.stderr.lock().map(|tail| tail.iter().cloned().collect()).unwrap_or_default()
+        self.transport.stderr_tail()
     }
 
-    /// Closes stdin, gives the server the timeout to exit, then kills it.
-    pub async fn close(mut self) {
-        drop(self.stdin.take());
-        if tokio::time::timeout(self.timeout, self.child.wait()).await.is_err() {
-            let _ = self.child.kill().await;
-        }
+    /// Closes stdin, gives the server the timeout to exit, then kills it; over HTTP, nothing to do.
+    pub async fn close(self) {
+        self.transport.close(self.timeout).await;
     }
 
-    async fn send(&mut self, line: &str) -> bool {
-        let Some(stdin) = self.stdin.as_mut() else { return false };
-        let mut bytes = line.as_bytes().to_vec();
-        bytes.push(b'\n');
-        stdin.write_all(&bytes).await.is_ok() && stdin.flush().await.is_ok()
-    }
-
-    async fn wait_for(&mut self, id: &Value) -> Answer {
+    /// The response with `id`; over HTTP (`posted`), one that rode on the POST, else its status and body.
+    async fn wait_for(&mut self, id: &Value, posted: Option<(u16, String)>) -> Answer {
         let until = Instant::now() + self.timeout;
         loop {
-            let Some(message) = self.read_until(until).await else {
-                return if self.lines.is_closed() && self.lines.is_empty() { Answer::Closed } else { Answer::Silent };
+            let Some(message) = self.transport.next(until).await else {
+                return match posted {
+                    Some((status, body)) => Answer::Http { status, body },
+                    None if self.transport.ended() => Answer::Closed,
+                    None => Answer::Silent,
+                };
             };
             let is_response = message.get("result").is_some() || message.get("error").is_some();
             if is_response && message.get("id") == Some(id) {
                 return Answer::Response(message);
             }
             self.unclaimed.push(message);
-        }
-    }
-
-    /// The next JSON message from the server before `until`; lines that are not JSON are skipped.
-    async fn read_until(&mut self, until: Instant) -> Option<Value> {
-        loop {
-            let line = tokio::time::timeout_at(until, self.lines.recv()).await.ok()??;
-            if let Ok(message) = serde_json::from_str::<Value>(&line) {
-                return Some(message);
-            }
         }
     }
 }

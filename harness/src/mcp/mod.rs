@@ -2,13 +2,16 @@
 //!
 //! | module | what it is |
 //! |---|---|
-//! | [`client`] | a raw newline-delimited JSON-RPC client over stdio, with a timeout on every wait |
+//! | [`client`] | a raw JSON-RPC client over one transport (stdio or Streamable HTTP), a timeout on every wait |
+//! | [`http`] | Streamable HTTP, client side: a POST per message, JSON or SSE answers, the session header |
 //! | [`checks`] | the profile's checks: id, level, the specification section each cites |
 //! | [`lint`] | the tool-list lint: names, schemas, annotations |
 //! | [`inputs`] | invalid inputs generated from a tool's own `inputSchema` |
 //! | [`leak`] | error texts scanned for stack traces, file paths and secrets |
 //! | [`profile`] | one run: the requests in order, each answer turned into findings; the safety rule |
 //! | [`report`] | statuses per check, failures with the request that shows them, human and JSON |
+//! | [`remote`] | `callproof conform --mcp-http` / `--mcp-url`: the conformance app over Streamable HTTP |
+//! | [`token`] | the HS256 bearer JWT per call that carries the caller's identity over HTTP |
 //! | [`subject`] | `callproof conform --mcp`: the conformance app over MCP, a server as a [`crate::subject::Subject`] |
 //! | [`wire`] | for [`subject`]: the `tools/call` line of one call, and how its answer is read as an envelope |
 //!
@@ -18,14 +21,18 @@
 
 pub mod checks;
 pub mod client;
+pub mod http;
 pub mod inputs;
 pub mod leak;
 pub mod lint;
 pub mod profile;
+pub mod remote;
 pub mod report;
 pub mod subject;
+pub mod token;
 pub mod wire;
 
-pub use profile::{Calls, Options, run};
+pub use profile::{Calls, Options, Server, run};
+pub use remote::McpHttpFactory;
 pub use report::Report;
 pub use subject::McpFactory;

@@ -43,11 +43,45 @@ pub enum Calls {
     All,
 }
 
+/// The server under test and how to reach it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Server {
+    /// A command, split like a POSIX shell would, started and spoken to over stdio.
+    Command(String),
+    /// A Streamable HTTP endpoint already running.
+    Url(String),
+}
+
+impl Server {
+    /// The command or the URL.
+    pub fn name(&self) -> &str {
+        match self {
+            Server::Command(name) | Server::Url(name) => name,
+        }
+    }
+
+    /// `stdio` or `streamable-http`.
+    pub fn transport(&self) -> &'static str {
+        match self {
+            Server::Command(_) => "stdio",
+            Server::Url(_) => "streamable-http",
+        }
+    }
+
+    /// A client of the server: the process started, or the endpoint (nothing sent yet).
+    fn client(&self, timeout: Duration) -> Result<Client, SubjectError> {
+        match self {
+            Server::Command(command) => Client::start(command, timeout),
+            Server::Url(url) => Client::connect(url, timeout),
+        }
+    }
+}
+
 /// What to test and how.
 #[derive(Debug, Clone)]
 pub struct Options {
-    /// The server command, split like a POSIX shell would.
-    pub server: String,
+    /// The server.
+    pub server: Server,
     /// Which tools may be called.
     pub calls: Calls,
     /// The bound on every request.
@@ -57,9 +91,10 @@ pub struct Options {
 /// Runs the profile against `options.server`.
 ///
 /// # Errors
-/// [`SubjectError::Spawn`] when the server cannot be started at all; everything after that is a finding.
+/// [`SubjectError::Spawn`] when the server cannot be started at all (or the URL is not one); everything after
+/// that is a finding.
 pub async fn run(options: &Options) -> Result<Report, SubjectError> {
-    let client = Client::start(&options.server, options.timeout)?;
+    let client = options.server.client(options.timeout)?;
     let mut run = Run { client, findings: Vec::new(), called: Vec::new(), skipped: Vec::new(), params_checked: false };
     let (protocol_version, server_info) = run.handshake().await;
     let tools = if protocol_version.is_some() { run.list().await } else { Vec::new() };
@@ -70,7 +105,12 @@ pub async fn run(options: &Options) -> Result<Report, SubjectError> {
         }
     }
     let alive = run.client.alive();
-    let why = if alive { "the server is still running at the end" } else { "the server exited during the run" };
+    let why = match (alive, &options.server) {
+        (true, Server::Command(_)) => "the server is still running at the end",
+        (false, Server::Command(_)) => "the server exited during the run",
+        (true, Server::Url(_)) => "the server still answers HTTP at the end",
+        (false, Server::Url(_)) => "the server stopped answering HTTP during the run",
+    };
     run.found(checks::SURVIVES, alive, None, why.to_owned(), None);
     let stderr_tail = if alive { Vec::new() } else { run.client.stderr_tail() };
     if let Calls::Named(names) = &options.calls {
@@ -84,7 +124,8 @@ pub async fn run(options: &Options) -> Result<Report, SubjectError> {
     if protocol_version.is_some() {
         run.findings.extend(negotiation(options).await);
     }
-    let mut report = Report::new(options.server.clone(), &run.findings);
+    let mut report = Report::new(options.server.name().to_owned(), &run.findings);
+    report.transport = options.server.transport();
     report.protocol_version = protocol_version;
     report.server_info = server_info;
     report.called = run.called;
@@ -121,7 +162,8 @@ impl Run {
             Answer::Silent => {
                 self.found(checks::ANSWERS_IN_TIME, false, tool, "no answer within the timeout".into(), Some(exchange));
             }
-            Answer::Closed | Answer::Dropped => {}
+            Answer::Closed | Answer::Dropped | Answer::Failed(_) => {}
+            Answer::Http { .. } => self.found(checks::ANSWERS_IN_TIME, true, tool, "answered".into(), None),
             Answer::Response(message) => {
                 self.found(checks::ANSWERS_IN_TIME, true, tool, "answered".into(), None);
                 if let Some(text) = leak::error_text(message) {
@@ -251,10 +293,11 @@ impl Run {
         let (exchange, ping) = self.client.garbage(truncated, None).await;
         self.observed(&ping, None);
         let code = exchange.answer.error_code();
-        let why = match code {
-            Some(-32700) => "answered -32700".to_owned(),
-            Some(code) => format!("answered error {code}, not -32700"),
-            None => "no -32700 for a line that is not JSON (dropped without an answer)".to_owned(),
+        let why = match (code, &exchange.answer) {
+            (Some(-32700), _) => "answered -32700".to_owned(),
+            (Some(code), _) => format!("answered error {code}, not -32700"),
+            (None, Answer::Dropped) => "no -32700 for a line that is not JSON (dropped without an answer)".to_owned(),
+            (None, answer) => format!("no -32700 for a line that is not JSON: {}", answer.text()),
         };
         self.found(checks::PARSE_ERROR, code == Some(-32700), None, why, Some(&exchange));
         self.still_answers("a line that is not JSON", None).await;
@@ -366,12 +409,14 @@ impl Run {
             self.found(case.check, false, Some(name), why, Some(exchange));
             return;
         }
-        let Answer::Response(_) = &exchange.answer else { return };
+        if !matches!(exchange.answer, Answer::Response(_) | Answer::Http { .. }) {
+            return;
+        }
         let passed = refused(&exchange.answer);
-        let why = if passed {
-            format!("{}: refused", case.label)
-        } else {
-            format!("{}: accepted (a result without isError: true)", case.label)
+        let why = match &exchange.answer {
+            _ if passed => format!("{}: refused", case.label),
+            Answer::Http { status, .. } => format!("{}: answered HTTP {status}, not a refusal", case.label),
+            _ => format!("{}: accepted (a result without isError: true)", case.label),
         };
         self.found(case.check, passed, Some(name), why, Some(exchange));
         if passed
@@ -380,18 +425,28 @@ impl Run {
         {
             finding.inconclusive = true;
         }
-        match exchange.answer.error_code() {
-            None if passed => {
-                let why = format!("{}: refused with an isError result", case.label);
-                self.found(checks::ERROR_IS_RESULT, true, Some(name), why, None);
-            }
-            Some(code) if code != -32700 => {
-                let why =
-                    format!("{}: refused with JSON-RPC error {code}, not a result the model can read", case.label);
-                self.found(checks::ERROR_IS_RESULT, false, Some(name), why, Some(exchange));
-            }
-            _ => {}
+        if passed {
+            self.judge_error_is_result(name, case, exchange);
         }
+    }
+
+    /// A refusal the model can read is an `isError` result; a -32700 (or its HTTP form, a 4xx to a line that
+    /// may not parse) is the one protocol answer that cannot be one.
+    fn judge_error_is_result(&mut self, name: &str, case: &inputs::Case, exchange: &Exchange) {
+        let label = &case.label;
+        let why = match (&exchange.answer, exchange.answer.error_code()) {
+            (_, Some(-32700)) => return,
+            (Answer::Http { .. }, _) if inputs::line_level(case) => return,
+            (Answer::Http { status, .. }, _) => {
+                format!("{label}: refused with HTTP {status}, not a result the model can read")
+            }
+            (_, Some(code)) => format!("{label}: refused with JSON-RPC error {code}, not a result the model can read"),
+            (_, None) => {
+                let why = format!("{label}: refused with an isError result");
+                return self.found(checks::ERROR_IS_RESULT, true, Some(name), why, None);
+            }
+        };
+        self.found(checks::ERROR_IS_RESULT, false, Some(name), why, Some(exchange));
     }
 
     fn judge_output(&mut self, name: &str, schema: Option<&Value>, exchange: &Exchange) {
@@ -428,10 +483,11 @@ impl Run {
     }
 }
 
-/// `initialize` asking for a version no server has, on a second process of the server (a session is
-/// initialized once): the answer must name a version the server supports (lifecycle §Version Negotiation).
+/// `initialize` asking for a version no server has, on a second process of the server (over HTTP, a second
+/// session; a session is initialized once): the answer must name a version the server supports (lifecycle
+/// §Version Negotiation).
 async fn negotiation(options: &Options) -> Option<Finding> {
-    let mut client = Client::start(&options.server, options.timeout).ok()?;
+    let mut client = options.server.client(options.timeout).ok()?;
     let params = json!({
         "protocolVersion": "1900-01-01",
         "capabilities": {},
@@ -474,9 +530,10 @@ fn answered_with(exchange: &Exchange, wanted: i64) -> (bool, String) {
     (code == Some(wanted), why)
 }
 
-/// Whether an answer refuses the call: a JSON-RPC error, or a result with `isError: true`.
+/// Whether an answer refuses the call: a JSON-RPC error, a result with `isError: true`, or an HTTP 4xx.
 fn refused(answer: &Answer) -> bool {
-    answer.error_code().is_some()
+    matches!(answer, Answer::Http { status: 400..=499, .. })
+        || answer.error_code().is_some()
         || answer.result().and_then(|result| result.get("isError")) == Some(&Value::Bool(true))
 }
 

@@ -93,8 +93,10 @@ pub struct Skipped {
 /// The whole report.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Report {
-    /// The server command.
+    /// The server command, or its URL.
     pub server: String,
+    /// `stdio` or `streamable-http`.
+    pub transport: &'static str,
     /// The protocol version the server answered `initialize` with.
     pub protocol_version: Option<String>,
     /// The server's `serverInfo`.
@@ -116,6 +118,7 @@ impl Report {
         let checks = checks::ALL.iter().map(|check| judge(check, findings)).collect();
         Report {
             server,
+            transport: "stdio",
             protocol_version: None,
             server_info: None,
             called: Vec::new(),
@@ -145,7 +148,7 @@ impl Report {
     pub fn human(&self) -> String {
         let mut out = String::new();
         let version = self.protocol_version.as_deref().unwrap_or("none");
-        let _ = writeln!(out, "MCP server: {}  (protocol {version}, stdio)", self.server);
+        let _ = writeln!(out, "MCP server: {}  (protocol {version}, {})", self.server, self.transport);
         if let Some(info) = &self.server_info {
             let _ = writeln!(out, "serverInfo: {info}");
         }

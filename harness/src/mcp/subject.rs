@@ -14,7 +14,7 @@ use crate::process::{
 use crate::protocol::{self, Capabilities, excerpt};
 use crate::scenario::Scenario;
 use crate::shell;
-use crate::subject::{Subject, SubjectCall, SubjectError, SubjectFactory, Support};
+use crate::subject::{Reply, Subject, SubjectCall, SubjectError, SubjectFactory, Support};
 use async_trait::async_trait;
 use callproof_executor::app::catalog;
 use serde_json::{Value, json};
@@ -30,13 +30,13 @@ use tokio::sync::{OnceCell, RwLock, oneshot};
 pub const REVISION: &str = "2025-11-25";
 
 /// Where a server declares the conformance app's features (`durable_store`) in its `initialize` result.
-const FEATURES_KEY: &str = "io.callproof/conformance-app";
+pub(super) const FEATURES_KEY: &str = "io.callproof/conformance-app";
 
 /// How long an error with `id: null` may trail the liveness answer that follows a line that is not JSON.
 const NULL_ID_GRACE: Duration = Duration::from_millis(200);
 
 /// Most `tools/list` pages followed.
-const MAX_PAGES: usize = 100;
+pub(super) const MAX_PAGES: usize = 100;
 
 /// Starts one MCP server process per scenario (`callproof conform --mcp CMD`).
 pub struct McpFactory {
@@ -120,7 +120,7 @@ impl McpFactory {
 
 /// The catalog array (`hello.catalog` of `callproof/1`) in a file of its own for `CALLPROOF_CATALOG`, removed
 /// with the factory.
-struct CatalogFile(PathBuf);
+pub(super) struct CatalogFile(pub(super) PathBuf);
 
 impl Drop for CatalogFile {
     fn drop(&mut self) {
@@ -129,7 +129,7 @@ impl Drop for CatalogFile {
 }
 
 impl CatalogFile {
-    fn write() -> Result<CatalogFile, SubjectError> {
+    pub(super) fn write() -> Result<CatalogFile, SubjectError> {
         let entries: Vec<Value> = catalog().iter().filter_map(|entry| serde_json::to_value(entry).ok()).collect();
         let nanos =
             std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |since| since.subsec_nanos());
@@ -176,7 +176,7 @@ impl Running for Connection {
         Ok(Connection::start(argv, options, env).await?.0)
     }
 
-    async fn execute(&self, call: SubjectCall, margin: Duration) -> Result<Value, SubjectError> {
+    async fn execute(&self, call: SubjectCall, margin: Duration) -> Result<Reply, SubjectError> {
         self.call(call, margin).await
     }
 
@@ -332,29 +332,29 @@ impl Connection {
     }
 
     /// One call: its `tools/call` line, sent alone when it is not JSON, and the answer read as an envelope.
-    async fn call(&self, call: SubjectCall, margin: Duration) -> Result<Value, SubjectError> {
+    async fn call(&self, call: SubjectCall, margin: Duration) -> Result<Reply, SubjectError> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let line = call_line(id, &call);
         let json = serde_json::from_str::<Value>(&line).is_ok();
         let bound = (call.budget, margin);
         let answer = if json { self.exchange(id, &line, bound).await } else { self.garbage(id, &line, bound).await };
         match answer {
-            Ok(Reply::Message(message)) => match read_answer(&message, &call, id, &self.tools) {
-                Ok(envelope) => Ok(envelope),
+            Ok(Heard::Message(message)) => match read_answer(&message, &call, id, &self.tools) {
+                Ok(reply) => Ok(reply),
                 Err(why) => Err(self.error(fail(&self.shared, Break::Wrote(why))).await),
             },
-            Ok(Reply::Dropped) => Ok(dropped(&line)),
+            Ok(Heard::Dropped) => Ok(dropped(&line).into()),
             Err(why) => Err(self.error(why).await),
         }
     }
 
-    async fn exchange(&self, id: i64, line: &str, bound: (Duration, Duration)) -> Result<Reply, Break> {
+    async fn exchange(&self, id: i64, line: &str, bound: (Duration, Duration)) -> Result<Heard, Break> {
         let _shared = self.gate.read().await;
         let answered = self.expect(id)?;
         if let Err(why) = self.send(line).await {
             return Err(fail(&self.shared, Break::Wrote(why)));
         }
-        self.wait(id, answered, bound).await.map(Reply::Message)
+        self.wait(id, answered, bound).await.map(Heard::Message)
     }
 
     async fn wait(
@@ -373,7 +373,7 @@ impl Connection {
     /// A line that is not JSON, alone on the connection, then a `ping`: the answer is the response with the
     /// call's id or the first error with `id: null`, before the ping's answer or within [`NULL_ID_GRACE`] after
     /// it; none means the server dropped the line.
-    async fn garbage(&self, id: i64, line: &str, bound: (Duration, Duration)) -> Result<Reply, Break> {
+    async fn garbage(&self, id: i64, line: &str, bound: (Duration, Duration)) -> Result<Heard, Break> {
         let _alone = self.gate.write().await;
         lock_strays(&self.strays).clear();
         let mut answered = self.expect(id)?;
@@ -391,7 +391,7 @@ impl Connection {
             tokio::time::sleep(NULL_ID_GRACE).await;
             answer = self.claim(id, &mut answered);
         }
-        Ok(answer.map_or(Reply::Dropped, Reply::Message))
+        Ok(answer.map_or(Heard::Dropped, Heard::Message))
     }
 
     /// The answer to the call `id`: its response, else the first stray error with `id: null`. Unclaimed, the
@@ -413,7 +413,7 @@ impl Connection {
 }
 
 /// What came back for one call.
-enum Reply {
+enum Heard {
     /// The response (or the error with `id: null`) that answers it.
     Message(Value),
     /// Nothing answered a line that is not JSON, though the server answered the `ping` after it.

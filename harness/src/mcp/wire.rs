@@ -1,12 +1,15 @@
-//! The `tools/call` line of one call and how its answer is read back (docs/mcp.md, "A call" and "The answer").
+//! The `tools/call` line of one call and how its answer is read back (docs/mcp.md, "A call" and "The answer"),
+//! over stdio and over Streamable HTTP (where the status speaks when the body holds no JSON-RPC response).
 //!
 //! Rule enforced here: the model's argument text is spliced into the line byte for byte (never re-encoded), the
 //! trusted context travels only in `_meta["io.callproof/context"]`, and an answer is an envelope only when the
 //! server gave one (`structuredContent`, its text block, or `data.envelope`) or when the JSON-RPC error stands
 //! for a refusal docs/mcp.md names; anything else is read as no envelope, never guessed into one.
 
+use super::http::Posted;
 use crate::protocol::{self, excerpt};
-use crate::subject::SubjectCall;
+use crate::subject::{Reply, SubjectCall};
+use crate::transcript::Refusal;
 use callproof_executor::envelope::{Envelope, Meta};
 use callproof_executor::error::{ErrorBody, ErrorCode};
 use callproof_executor::request::Arguments;
@@ -51,22 +54,29 @@ pub(crate) fn dropped(line: &str) -> Value {
     json!({"mcp": "dropped", "why": "the server sent no answer to a line that is not JSON and answered the ping after it", "line": excerpt(line, 200)})
 }
 
-/// One answer read as docs/mcp.md's table says; `Err` is a protocol break.
+/// One answer read as docs/mcp.md's table says; `Err` is a protocol break. A -32700 to a call whose argument
+/// text is not JSON (nor, nested past serde_json's 128 levels, JSON any common parser reads) is the refusal the
+/// spec prescribes and comes back as one ([`Reply::refusal`]); a -32700 to a text that is JSON is no refusal at
+/// all, since the line the server failed to parse was valid, and reads as no envelope.
 pub(crate) fn read_answer(
     message: &Value,
     call: &SubjectCall,
     id: i64,
     tools: &BTreeSet<String>,
-) -> Result<Value, String> {
+) -> Result<Reply, String> {
     if let Some(result) = message.get("result") {
-        return Ok(envelope_of_result(result));
+        return Ok(envelope_of_result(result).into());
     }
     let error = message.get("error").unwrap_or(&Value::Null);
     if let Some(envelope) = error.pointer("/data/envelope").filter(|envelope| is_envelope(envelope)) {
-        return Ok(envelope.clone());
+        return Ok(envelope.clone().into());
     }
     let code = error.get("code").and_then(Value::as_i64);
     let refused = match code {
+        Some(-32700) if text_is_json(call) => {
+            let why = "a JSON-RPC parse error (-32700) to a tools/call whose line is valid JSON";
+            return Ok(json!({"mcp": "parse error to valid JSON", "why": why, "error": error}).into());
+        }
         Some(-32700) => ErrorCode::InvalidJson,
         Some(-32600) => ErrorCode::InvalidArguments,
         Some(-32602) if !tools.contains(&call.call.name) => ErrorCode::ToolNotFound,
@@ -79,6 +89,22 @@ pub(crate) fn read_answer(
         }
         _ => ErrorCode::InternalError,
     };
+    let shown = code.map_or_else(|| "without a code".to_owned(), |code| code.to_string());
+    // The one detail the harness knows without the server: the name it sent. The details of the other codes
+    // (where the text broke, why the arguments were refused) are the server's to give in `data.envelope`.
+    let details = if refused == ErrorCode::ToolNotFound {
+        vec![("tool", Value::String(call.call.name.chars().take(64).collect()))]
+    } else {
+        Vec::new()
+    };
+    let value = built(call, id, refused, &format!("the server answered with JSON-RPC error {shown}"), details);
+    let refusal = (code == Some(-32700)).then(Refusal::parse_error);
+    Ok(Reply { value, refusal })
+}
+
+/// A failure envelope the harness builds for an answer that stands for one: `meta` from the call and the
+/// JSON-RPC id (`request_id` `jsonrpc-<id>`), `details` only what the harness knows.
+pub(crate) fn built(call: &SubjectCall, id: i64, code: ErrorCode, message: &str, details: Vec<(&str, Value)>) -> Value {
     let meta = Meta {
         request_id: format!("jsonrpc-{id}"),
         call_id: call.call.call_id.clone(),
@@ -87,14 +113,19 @@ pub(crate) fn read_answer(
         replayed: false,
         reconciled: false,
     };
-    let shown = code.map_or_else(|| "without a code".to_owned(), |code| code.to_string());
-    let mut body = ErrorBody::new(refused, format!("the server answered with JSON-RPC error {shown}"));
-    // The one detail the harness knows without the server: the name it sent. The details of the other codes
-    // (where the text broke, why the arguments were refused) are the server's to give in `data.envelope`.
-    if refused == ErrorCode::ToolNotFound {
-        body = body.with("tool", call.call.name.chars().take(64).collect::<String>());
+    let mut body = ErrorBody::new(code, message);
+    for (name, value) in details {
+        body = body.with(name, value);
     }
-    Ok(Envelope::failure(body, meta).to_json())
+    Envelope::failure(body, meta).to_json()
+}
+
+/// Whether the call's argument text is JSON as serde_json reads it (RFC 8259, at most 128 levels deep).
+pub(crate) fn text_is_json(call: &SubjectCall) -> bool {
+    match &call.call.arguments {
+        Arguments::Raw(text) => serde_json::from_str::<Value>(text).is_ok(),
+        Arguments::Value(_) => true,
+    }
 }
 
 /// The envelope of a `CallToolResult`: `structuredContent`, else the first text block; the result itself (no
@@ -115,6 +146,88 @@ fn envelope_of_result(result: &Value) -> Value {
 
 fn is_envelope(value: &Value) -> bool {
     value.get("ok").is_some_and(Value::is_boolean)
+}
+
+/// The `tools/call` line over HTTP: as over stdio, without `auth` in the context (the token carries it).
+pub(crate) fn http_call_line(id: i64, call: &SubjectCall) -> String {
+    let line = call_line(id, call);
+    let Some((head, tail)) = line.split_once(",\"arguments\":") else { return line };
+    let Some(start) = head.find("\"_meta\":") else { return line };
+    let meta_text = &head[start + "\"_meta\":".len()..];
+    match serde_json::from_str::<Value>(meta_text) {
+        Ok(mut meta) => {
+            if let Some(context) = meta.get_mut(CONTEXT_KEY).and_then(Value::as_object_mut) {
+                context.remove("auth");
+            }
+            format!("{}\"_meta\":{meta},\"arguments\":{tail}", &head[..start])
+        }
+        Err(_) => line,
+    }
+}
+
+/// What one POST's response says about a call, as docs/mcp.md's table reads it; `Err` is a protocol break.
+pub(crate) fn read_posted(
+    posted: &Posted,
+    call: &SubjectCall,
+    id: i64,
+    tools: &BTreeSet<String>,
+    line: &str,
+) -> Result<Reply, String> {
+    let answers = |message: &&Value| {
+        let is_response = message.get("result").is_some() || message.get("error").is_some();
+        let id_matches = message.get("id") == Some(&json!(id));
+        let null_error = message.get("id").is_none_or(Value::is_null) && message.get("error").is_some();
+        is_response && (id_matches || null_error)
+    };
+    if let Some(message) = posted.messages.iter().find(answers) {
+        return read_answer(message, call, id, tools);
+    }
+    let status = posted.status;
+    let json = text_is_json(call);
+    let refused = |code: ErrorCode, why: &str, details: Vec<(&str, Value)>| built(call, id, code, why, details);
+    Ok(match status {
+        401 => match identity_fault(call) {
+            Some(reason) => refused(ErrorCode::Unauthorized, "HTTP 401", vec![("reason", json!(reason))]).into(),
+            None => json!({"mcp": "HTTP 401 to a valid token", "body": excerpt(&posted.body, 300)}).into(),
+        },
+        403 if posted.authenticate.as_deref().is_some_and(|value| value.contains("insufficient_scope")) => {
+            let scopes = posted.authenticate.as_deref().and_then(scope_parameter).unwrap_or_default();
+            let scopes: Vec<&str> = scopes.split_whitespace().collect();
+            let details = vec![("reason", json!("missing_scope")), ("required_scopes", json!(scopes))];
+            refused(ErrorCode::Forbidden, "HTTP 403 insufficient_scope", details).into()
+        }
+        400 | 413 if !json => {
+            let value = refused(ErrorCode::InvalidJson, &format!("HTTP {status}"), Vec::new());
+            Reply { value, refusal: Some(crate::transcript::Refusal::http_status(status)) }
+        }
+        200..=299 if !json => dropped(line).into(),
+        _ => {
+            return Err(format!(
+                "it answered request {id} with HTTP {status} and no JSON-RPC response: {}",
+                excerpt(&posted.body, 200)
+            ));
+        }
+    })
+}
+
+/// The identity fault the scenario injected into the call's token, as `details.reason` names it.
+fn identity_fault(call: &SubjectCall) -> Option<&'static str> {
+    if !call.auth.identity.valid {
+        return Some("identity_invalid");
+    }
+    let expired = call.auth.identity.expires_at_ms.is_some_and(|expires_at_ms| expires_at_ms / 1000 <= now_s());
+    expired.then_some("identity_expired")
+}
+
+/// The `scope="..."` parameter of a `WWW-Authenticate: Bearer` header (RFC 6750 §3).
+fn scope_parameter(header: &str) -> Option<String> {
+    let (_, rest) = header.split_once("scope=\"")?;
+    rest.split_once('"').map(|(scope, _)| scope.to_owned())
+}
+
+/// Now, in Unix seconds.
+pub(crate) fn now_s() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |since| since.as_secs())
 }
 
 #[cfg(test)]
@@ -163,14 +276,31 @@ mod tests {
     fn json_rpc_errors_read_as_the_refusals_they_stand_for() {
         let call = subject_call("refund_ordr", "{}");
         let code = |message: Value, call: &SubjectCall| {
-            read_answer(&message, call, 1, &tools()).map(|envelope| envelope["error"]["code"].clone())
+            read_answer(&message, call, 1, &tools()).map(|reply| reply.value["error"]["code"].clone())
         };
         let error = |code: i64| json!({"jsonrpc": "2.0", "id": 1, "error": {"code": code, "message": "x"}});
         assert_eq!(code(error(-32602), &call), Ok(json!("tool_not_found")));
         assert_eq!(code(error(-32602), &subject_call("refund_order", "[]")), Ok(json!("invalid_arguments")));
-        assert_eq!(code(error(-32700), &call), Ok(json!("invalid_json")));
+        let not_json = subject_call("refund_order", r#"{"amount":"#);
+        assert_eq!(code(error(-32700), &not_json), Ok(json!("invalid_json")));
         assert_eq!(code(error(-32603), &call), Ok(json!("internal_error")));
         assert!(code(error(-32601), &call).is_err(), "tools/call exists: -32601 is a break");
+    }
+
+    #[test]
+    fn a_parse_error_is_a_refusal_only_when_the_argument_text_is_not_json() {
+        let error = json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "Parse error"}});
+        let truncated = read_answer(&error, &subject_call("refund_order", r#"{"amount":"#), 1, &tools());
+        assert_eq!(truncated.map(|reply| reply.refusal), Ok(Some(Refusal::parse_error())));
+        let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+        let deep = read_answer(&error, &subject_call("refund_order", &deep), 1, &tools()).expect("an answer");
+        assert_eq!(deep.refusal, Some(Refusal::parse_error()), "too deep for serde_json's parser too");
+        let valid = read_answer(&error, &subject_call("refund_order", r#"{"amount":1}"#), 1, &tools()).expect("x");
+        assert_eq!(valid.refusal, None, "the line was JSON: -32700 is wrong, not a refusal");
+        assert_eq!(valid.value["mcp"], "parse error to valid JSON");
+        let other = json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32602, "message": "x"}});
+        let other = read_answer(&other, &subject_call("refund_ordr", "{}"), 1, &tools()).expect("an answer");
+        assert_eq!(other.refusal, None, "only -32700 is carried out of band");
     }
 
     #[test]
@@ -206,12 +336,72 @@ mod schema_tests {
         };
         for code in [-32602, -32603] {
             let message = json!({"jsonrpc": "2.0", "id": 1, "error": {"code": code, "message": "x"}});
-            let envelope = read_answer(&message, &call, 1, &BTreeSet::new()).expect("an envelope");
+            let envelope = read_answer(&message, &call, 1, &BTreeSet::new()).expect("an envelope").value;
             let errors: Vec<String> = validator
                 .iter_errors(&envelope)
                 .map(|error| format!("{} {error}", error.instance_path().as_str()))
                 .collect();
             assert!(errors.is_empty(), "{code}: {errors:?} {envelope}");
         }
+    }
+}
+
+#[cfg(test)]
+mod http_tests {
+    use super::*;
+    use callproof_executor::{AuthContext, ToolCall};
+    use std::time::Duration;
+
+    fn call(text: &str) -> SubjectCall {
+        SubjectCall {
+            call: ToolCall::raw("call_1", "refund_order", text),
+            auth: AuthContext::new("u_alice", "t_acme", &["refunds:write"]),
+            business_request_id: Some("br_1".into()),
+            attempt: 1,
+            budget: Duration::from_secs(1),
+        }
+    }
+
+    fn posted(status: u16, messages: Vec<Value>, authenticate: Option<&str>) -> Posted {
+        Posted { status, messages, body: String::new(), authenticate: authenticate.map(str::to_owned) }
+    }
+
+    fn tools() -> BTreeSet<String> {
+        ["refund_order".to_owned()].into_iter().collect()
+    }
+
+    #[test]
+    fn over_http_the_context_has_no_auth_and_the_text_is_still_spliced_last() {
+        let line = http_call_line(3, &call(r#"{"amount":1,"amount":2}"#));
+        assert!(line.ends_with(r#","arguments":{"amount":1,"amount":2}}}"#), "{line}");
+        let message: Value = serde_json::from_str(&line).expect("json");
+        let context = &message["params"]["_meta"][CONTEXT_KEY];
+        assert_eq!(context["call_id"], "call_1");
+        assert!(context.get("auth").is_none(), "{line}");
+    }
+
+    #[test]
+    fn statuses_without_a_response_read_as_docs_mcp_md_says() {
+        let valid = call(r#"{"order_id":"o"}"#);
+        let code = |reply: Result<Reply, String>| reply.map(|reply| reply.value["error"]["code"].clone());
+        let mut invalid = call("{}");
+        invalid.auth.identity.valid = false;
+        let unauthorized = read_posted(&posted(401, vec![], None), &invalid, 1, &tools(), "x").expect("read");
+        assert_eq!(unauthorized.value["error"]["details"]["reason"], "identity_invalid");
+        let wrong = read_posted(&posted(401, vec![], None), &valid, 1, &tools(), "x").expect("read");
+        assert_eq!(wrong.value["mcp"], "HTTP 401 to a valid token");
+        let header = Some(r#"Bearer error="insufficient_scope", scope="refunds:write orders:read""#);
+        let forbidden = read_posted(&posted(403, vec![], header), &valid, 1, &tools(), "x").expect("read");
+        assert_eq!(forbidden.value["error"]["details"]["required_scopes"], json!(["refunds:write", "orders:read"]));
+        let truncated = call(r#"{"order_id":"#);
+        let refused = read_posted(&posted(400, vec![], None), &truncated, 1, &tools(), "x").expect("read");
+        assert_eq!(refused.refusal.map(|refusal| refusal.by), Some("HTTP 400".to_owned()));
+        assert!(read_posted(&posted(400, vec![], None), &valid, 1, &tools(), "x").is_err(), "a 400 to JSON text");
+        assert!(read_posted(&posted(500, vec![], None), &valid, 1, &tools(), "x").is_err());
+        let dropped = read_posted(&posted(202, vec![], None), &truncated, 1, &tools(), "x").expect("read");
+        assert_eq!(dropped.value["mcp"], "dropped");
+        let parse_error = json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "Parse error"}});
+        let read = read_posted(&posted(400, vec![parse_error], None), &truncated, 1, &tools(), "x");
+        assert_eq!(code(read), Ok(json!("invalid_json")));
     }
 }

@@ -1,0 +1,495 @@
+//! The conformance app over Streamable HTTP (docs/mcp.md, Part 1): `conform --mcp-http CMD` starts the server
+//! once per scenario on a free loopback port, `--mcp-url URL` talks to one already running.
+//!
+//! Rule enforced here: every call is one POST carrying a fresh bearer token with the caller's identity
+//! ([`super::token`]) and its `_meta` context without `auth`; the answer is read from that POST's response as
+//! docs/mcp.md's table says (a JSON-RPC message, else the status: 401 `unauthorized`, 403 `insufficient_scope`
+//! `forbidden`, 400/413 to a text that is not JSON a refusal, any other status a protocol break); every POST is
+//! bounded by the call's budget plus the margin. A server the harness started is restarted on crash faults
+//! like a stdio one; a server it did not start is never asked to survive one.
+
+use super::http::{Http, PostError, Posted};
+use super::subject::{CatalogFile, FEATURES_KEY, MAX_PAGES, REVISION};
+use super::token::{Audience, Key, Minter};
+use super::wire::{http_call_line, now_s, read_posted};
+use crate::process::{self, Break, Handles, Piped, ProcessFactory, ProcessOptions, Restartable, Running};
+use crate::protocol::{self, Capabilities, excerpt};
+use crate::scenario::Scenario;
+use crate::subject::{Reply, Subject, SubjectCall, SubjectError, SubjectFactory, SubjectFault, Support};
+use crate::world::fault::Needs;
+use async_trait::async_trait;
+use serde_json::{Value, json};
+use std::collections::BTreeSet;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use std::time::Duration;
+use tokio::sync::OnceCell;
+
+/// Where a started server listens: `CALLPROOF_MCP_URL` is `http://127.0.0.1:PORT` plus this path.
+const PATH: &str = "/mcp";
+
+/// The bound an HTTP client puts on a request; each call's own bound (budget plus margin) is shorter.
+const CLIENT_TIMEOUT: Duration = Duration::from_secs(600);
+
+/// Which server: one the harness starts per scenario, or one already running.
+enum Mode {
+    /// `--mcp-http CMD`.
+    Command(Box<ProcessFactory>),
+    /// `--mcp-url URL`.
+    Url(String),
+}
+
+/// The conformance app over Streamable HTTP: a [`SubjectFactory`] for `--mcp-http` and `--mcp-url`.
+pub struct McpHttpFactory {
+    mode: Mode,
+    minter: Arc<Minter>,
+    features: Vec<String>,
+    catalog: OnceCell<Result<CatalogFile, SubjectError>>,
+    probed: OnceCell<Result<Capabilities, SubjectError>>,
+    sessions: AtomicU64,
+    run: String,
+}
+
+impl McpHttpFactory {
+    /// `--mcp-http CMD`: the command, split like a POSIX shell would, started per scenario with a fresh key.
+    ///
+    /// # Errors
+    /// When the command does not split, or no random key can be made.
+    pub fn command(command: &str) -> Result<McpHttpFactory, String> {
+        let process = ProcessFactory::new(command).map_err(|error| error.to_string())?;
+        Ok(McpHttpFactory::of(Mode::Command(Box::new(process)), Key::generate()?))
+    }
+
+    /// `--mcp-url URL --mcp-token-key-file FILE`: a running server that verifies tokens signed with `key`.
+    ///
+    /// # Errors
+    /// When `url` is not an `http://` URL.
+    pub fn url(url: &str, key: Key) -> Result<McpHttpFactory, String> {
+        Http::new(url, CLIENT_TIMEOUT)?;
+        Ok(McpHttpFactory::of(Mode::Url(url.to_owned()), key))
+    }
+
+    fn of(mode: Mode, key: Key) -> McpHttpFactory {
+        McpHttpFactory {
+            mode,
+            minter: Arc::new(Minter::new(key)),
+            features: Vec::new(),
+            catalog: OnceCell::new(),
+            probed: OnceCell::new(),
+            sessions: AtomicU64::new(1),
+            run: {
+                let nanos = std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |since| since.as_nanos());
+                format!("{:x}{:x}", std::process::id(), nanos % 0xffff_ffff)
+            },
+        }
+    }
+
+    /// Replaces the process options (timeouts, extra environment) of a started server.
+    #[must_use]
+    pub fn with_options(mut self, options: ProcessOptions) -> McpHttpFactory {
+        if let Mode::Command(process) = self.mode {
+            self.mode = Mode::Command(Box::new(process.with_options(options)));
+        }
+        self
+    }
+
+    /// Features the server has but cannot declare (`--mcp-features`).
+    #[must_use]
+    pub fn with_features(mut self, features: Vec<String>) -> McpHttpFactory {
+        self.features = features;
+        self
+    }
+
+    fn options(&self) -> ProcessOptions {
+        match &self.mode {
+            Mode::Command(process) => process.options().clone(),
+            Mode::Url(_) => ProcessOptions::default(),
+        }
+    }
+
+    fn session(&self) -> String {
+        match &self.mode {
+            Mode::Command(process) => process.new_session(),
+            // Unique across runs too: a server that keeps running keeps the records of earlier runs.
+            Mode::Url(_) => format!("cp_url_{}_{}", self.run, self.sessions.fetch_add(1, Ordering::Relaxed)),
+        }
+    }
+
+    /// Starts the server once against no downstream (or reaches the running one), reads its capabilities and
+    /// stops it. Cached.
+    ///
+    /// # Errors
+    /// [`SubjectError`] when the server cannot be started, does not listen, or its handshake fails.
+    pub async fn probe(&self) -> Result<Capabilities, SubjectError> {
+        self.probed
+            .get_or_init(|| async {
+                let (subject, mut capabilities) = self.open("http://127.0.0.1:9").await?;
+                subject.stop().await;
+                for feature in &self.features {
+                    if !capabilities.has(feature) {
+                        capabilities.features.push(feature.clone());
+                    }
+                }
+                Ok(capabilities)
+            })
+            .await
+            .clone()
+    }
+
+    async fn open(&self, downstream_url: &str) -> Result<(Arc<dyn Subject>, Capabilities), SubjectError> {
+        let session = self.session();
+        match &self.mode {
+            Mode::Command(process) => {
+                let port = free_port().map_err(SubjectError::Assembly)?;
+                let url = format!("http://127.0.0.1:{port}{PATH}");
+                let mut env = self.options().env.clone();
+                let catalog = self.catalog_path().await?;
+                env.push(("CALLPROOF_DOWNSTREAM_URL".to_owned(), downstream_url.to_owned()));
+                env.push(("CALLPROOF_CATALOG".to_owned(), catalog));
+                env.push(("CALLPROOF_SESSION".to_owned(), session));
+                env.push(("CALLPROOF_MCP_URL".to_owned(), url.clone()));
+                env.push(("CALLPROOF_TOKEN_KEY".to_owned(), self.minter.key().text().to_owned()));
+                let start = Start { env, port, audience: Audience { url, fixture: None }, minter: self.minter.clone() };
+                let (served, capabilities) = Served::launch(process.argv(), &self.options(), &start).await?;
+                let current = tokio::sync::Mutex::new(Arc::new(served));
+                let (argv, options) = (process.argv().to_vec(), self.options());
+                Ok((Arc::new(Restartable { argv, options, start, current }), capabilities))
+            }
+            Mode::Url(url) => {
+                let audience = Audience { url: url.clone(), fixture: Some((downstream_url.to_owned(), session)) };
+                let endpoint = Endpoint::new(url, audience, self.minter.clone()).map_err(SubjectError::Assembly)?;
+                let timeout = self.options().start_timeout;
+                let (endpoint, capabilities) = endpoint.opened(timeout).await.map_err(|why| {
+                    SubjectError::Handshake { command: url.clone(), why, exited: None, stderr_tail: Vec::new() }
+                })?;
+                let remote = Remote { endpoint, margin: self.options().answer_margin };
+                Ok((Arc::new(remote), capabilities))
+            }
+        }
+    }
+
+    async fn catalog_path(&self) -> Result<String, SubjectError> {
+        match self.catalog.get_or_init(|| async { CatalogFile::write() }).await {
+            Ok(CatalogFile(path)) => Ok(path.display().to_string()),
+            Err(error) => Err(error.clone()),
+        }
+    }
+}
+
+#[async_trait]
+impl SubjectFactory for McpHttpFactory {
+    fn name(&self) -> String {
+        match &self.mode {
+            Mode::Command(process) => format!("mcp-http: {}", crate::shell::join(process.argv())),
+            Mode::Url(url) => format!("mcp-url: {url}"),
+        }
+    }
+
+    async fn support(&self, scenario: &Scenario) -> Support {
+        if matches!(self.mode, Mode::Url(_))
+            && scenario
+                .steps
+                .iter()
+                .flat_map(|step| step.faults())
+                .any(|fault| fault.kind.needs() == Needs::DurableStore)
+        {
+            return Support::Skip("the harness cannot restart a server it did not start (--mcp-url)".to_owned());
+        }
+        process::support(scenario, self.probe().await.ok().as_ref(), "not in its tools/list")
+    }
+
+    async fn start(&self, downstream_url: &str) -> Result<Arc<dyn Subject>, SubjectError> {
+        Ok(self.open(downstream_url).await?.0)
+    }
+}
+
+/// Ports handed to started servers: below Linux's ephemeral range (32768 and up), so a port the operating system
+/// hands out for `:0` (the mocked downstreams of scenarios running at the same time) is never one of them.
+const PORTS: std::ops::Range<u16> = 20_000..32_000;
+
+/// The next port of [`PORTS`], in turn from a random start, that can be bound now. Two scenarios of a run never
+/// get the same one while fewer than 12 000 servers run at once.
+fn free_port() -> Result<u16, String> {
+    static NEXT: std::sync::OnceLock<std::sync::atomic::AtomicU32> = std::sync::OnceLock::new();
+    let span = u32::from(PORTS.end - PORTS.start);
+    let next = NEXT.get_or_init(|| {
+        let seed =
+            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |since| since.subsec_nanos());
+        std::sync::atomic::AtomicU32::new((seed ^ std::process::id()) % span)
+    });
+    for _ in 0..256 {
+        let offset = next.fetch_add(1, Ordering::Relaxed) % span;
+        let port = PORTS.start + u16::try_from(offset).unwrap_or(0);
+        if std::net::TcpListener::bind(("127.0.0.1", port)).is_ok() {
+            return Ok(port);
+        }
+    }
+    Err(format!("no free loopback port in {}..{}", PORTS.start, PORTS.end))
+}
+
+/// What starting (and restarting) a server needs: the same environment, port and audience each time.
+struct Start {
+    env: Vec<(String, String)>,
+    port: u16,
+    audience: Audience,
+    minter: Arc<Minter>,
+}
+
+/// One endpoint and what a client of it keeps: the tokens, the tools it listed, and a session per caller.
+/// SDKs bind a session to the credential that opened it (the Python SDK answers 404 "Session not found" to
+/// another subject's token), so each subject a scenario calls as gets its own, opened with its own token.
+struct Endpoint {
+    http: Http,
+    audience: Audience,
+    minter: Arc<Minter>,
+    next_id: AtomicI64,
+    tools: BTreeSet<String>,
+    sessions: tokio::sync::Mutex<std::collections::BTreeMap<String, Arc<Http>>>,
+}
+
+impl Endpoint {
+    fn new(url: &str, audience: Audience, minter: Arc<Minter>) -> Result<Endpoint, String> {
+        let http = Http::new(url, CLIENT_TIMEOUT)?;
+        let sessions = tokio::sync::Mutex::new(std::collections::BTreeMap::new());
+        Ok(Endpoint { http, audience, minter, next_id: AtomicI64::new(1), tools: BTreeSet::new(), sessions })
+    }
+
+    /// The session of `call`'s subject, opened (`initialize`, `notifications/initialized`) with a valid token
+    /// of that subject the first time.
+    async fn session_of(&self, call: &SubjectCall) -> Result<Arc<Http>, String> {
+        let mut sessions = self.sessions.lock().await;
+        if let Some(http) = sessions.get(&call.auth.subject_id) {
+            return Ok(http.clone());
+        }
+        let http = Arc::new(Http::new(self.http.url(), CLIENT_TIMEOUT)?);
+        let mut opener = call.clone();
+        opener.auth.identity = callproof_executor::auth::Identity { valid: true, expires_at_ms: None };
+        let token = self.minter.token(&opener, &self.audience, now_s())?;
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let params = json!({
+            "protocolVersion": REVISION,
+            "capabilities": {},
+            "clientInfo": {"name": "callproof", "version": env!("CARGO_PKG_VERSION")},
+        });
+        let initialize = json!({"jsonrpc": "2.0", "id": id, "method": "initialize", "params": params}).to_string();
+        let posted = http.post(&initialize, Some(&token)).await.map_err(|error| error.to_string())?;
+        if !posted.messages.iter().any(|message| message.get("result").is_some()) {
+            let why = format!("HTTP {} {}", posted.status, excerpt(&posted.body, 200));
+            return Err(format!("it refused to open a session for {}: {why}", call.auth.subject_id));
+        }
+        let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string();
+        http.post(&initialized, Some(&token)).await.map_err(|error| error.to_string())?;
+        sessions.insert(call.auth.subject_id.clone(), http.clone());
+        Ok(http)
+    }
+
+    /// The handshake within `timeout`: `initialize`, `notifications/initialized`, `tools/list`.
+    async fn opened(mut self, timeout: Duration) -> Result<(Endpoint, Capabilities), String> {
+        let capabilities = tokio::time::timeout(timeout, self.handshake())
+            .await
+            .map_err(|_| format!("the handshake was not done within {} ms", timeout.as_millis()))??;
+        self.tools = capabilities.tools.iter().cloned().collect();
+        Ok((self, capabilities))
+    }
+
+    async fn handshake(&self) -> Result<Capabilities, String> {
+        let params = json!({
+            "protocolVersion": REVISION,
+            "capabilities": {},
+            "clientInfo": {"name": "callproof", "version": env!("CARGO_PKG_VERSION")},
+        });
+        let answer = self.request("initialize", params).await?;
+        let result = answer
+            .get("result")
+            .ok_or_else(|| format!("it answered initialize with an error: {}", excerpt(&answer.to_string(), 300)))?;
+        if result.pointer("/capabilities/tools").is_none() {
+            return Err(format!(
+                "its initialize result declares no tools capability: {}",
+                excerpt(&result.to_string(), 300)
+            ));
+        }
+        let server =
+            |field: &str| result.pointer(&format!("/serverInfo/{field}")).and_then(Value::as_str).unwrap_or("");
+        let features = result
+            .pointer(&format!("/capabilities/experimental/{}/features", FEATURES_KEY.replace('/', "~1")))
+            .and_then(Value::as_array)
+            .map(|features| features.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+            .unwrap_or_default();
+        let (name, version) = (server("name").to_owned(), server("version").to_owned());
+        let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string();
+        let posted = self.post(&initialized).await?;
+        if !posted.success() {
+            return Err(format!("it answered notifications/initialized with HTTP {}", posted.status));
+        }
+        let mut tools = Vec::new();
+        let mut cursor: Option<Value> = None;
+        for _ in 0..MAX_PAGES {
+            let params = cursor.take().map_or_else(|| json!({}), |cursor| json!({"cursor": cursor}));
+            let answer = self.request("tools/list", params).await?;
+            let Some(page) = answer.pointer("/result/tools").and_then(Value::as_array) else {
+                return Err(format!("its tools/list answer has no tools array: {}", excerpt(&answer.to_string(), 300)));
+            };
+            tools.extend(page.iter().filter_map(|tool| tool.get("name")?.as_str()).map(str::to_owned));
+            match answer.pointer("/result/nextCursor") {
+                Some(next @ Value::String(_)) => cursor = Some(next.clone()),
+                _ => break,
+            }
+        }
+        Ok(Capabilities { protocol: protocol::VERSION.to_owned(), name, version, tools, features })
+    }
+
+    /// A request outside any call, with a token for the harness itself, and the response with its id.
+    async fn request(&self, method: &str, params: Value) -> Result<Value, String> {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let line = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string();
+        let posted = self.post(&line).await?;
+        posted.messages.into_iter().find(|message| message.get("id") == Some(&json!(id))).ok_or_else(|| {
+            format!("it answered {method} with HTTP {} and no response: {}", posted.status, excerpt(&posted.body, 300))
+        })
+    }
+
+    async fn post(&self, line: &str) -> Result<Posted, String> {
+        let harness = SubjectCall {
+            call: callproof_executor::ToolCall::raw("callproof", "callproof", "{}"),
+            auth: callproof_executor::AuthContext::new("callproof", "callproof", &[]),
+            business_request_id: None,
+            attempt: 1,
+            budget: Duration::ZERO,
+        };
+        let token = self.minter.token(&harness, &self.audience, now_s())?;
+        self.http.post(line, Some(&token)).await.map_err(|error| error.to_string())
+    }
+
+    /// One call: its POST with its token, bounded by the budget plus `margin`, and the answer read.
+    async fn call(&self, call: &SubjectCall, margin: Duration) -> Result<Reply, Break> {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let line = http_call_line(id, call);
+        let token = self.minter.token(call, &self.audience, now_s()).map_err(Break::Wrote)?;
+        let silent = || Break::Silent { request: id.to_string(), budget: call.budget, margin };
+        let http = self.session_of(call).await.map_err(Break::Wrote)?;
+        let posted = match tokio::time::timeout(call.budget + margin, http.post(&line, Some(&token))).await {
+            Err(_) | Ok(Err(PostError::Timeout(_))) => return Err(silent()),
+            Ok(Err(PostError::Connection { why, .. })) => {
+                return Err(Break::Wrote(format!("the POST of request {id} failed: {why}")));
+            }
+            Ok(Err(error)) => return Err(Break::Wrote(error.to_string())),
+            Ok(Ok(posted)) => posted,
+        };
+        read_posted(&posted, call, id, &self.tools, &line).map_err(Break::Wrote)
+    }
+}
+
+/// A server the harness started: the process and its endpoint.
+struct Served {
+    handles: Handles,
+    endpoint: Endpoint,
+}
+
+impl Served {
+    /// Starts the server, waits until its port accepts connections (within the start timeout, while it runs),
+    /// and does the handshake.
+    async fn launch(
+        argv: &[String],
+        options: &ProcessOptions,
+        start: &Start,
+    ) -> Result<(Served, Capabilities), SubjectError> {
+        let Piped { command, mut child, stdin, stdout, stderr } = Piped::spawn(argv, &start.env)?;
+        // Nothing is spoken over stdio; stdout is read to the end so that a chatty server never blocks on it.
+        let reader = tokio::spawn(async move {
+            let mut stdout = stdout;
+            let _ = tokio::io::copy(&mut stdout, &mut tokio::io::sink()).await;
+        });
+        let listening = async {
+            loop {
+                if let Ok(Some(status)) = child.try_wait() {
+                    return Err(format!("it exited ({status}) before listening on port {}", start.port));
+                }
+                if tokio::net::TcpStream::connect(("127.0.0.1", start.port)).await.is_ok() {
+                    return Ok(());
+                }
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        };
+        let waited = tokio::time::timeout(options.start_timeout, listening).await;
+        let handles = Handles::new(command.clone(), child, stdin, stderr, reader);
+        let failed = |why: String, handles: Handles| async move {
+            let stderr_tail = handles.stderr.lines();
+            handles.kill().await;
+            handles.stderr.settle(true).await;
+            let stderr_tail = if stderr_tail.is_empty() { handles.stderr.lines() } else { stderr_tail };
+            SubjectError::Handshake { command, why, exited: None, stderr_tail }
+        };
+        match waited {
+            Ok(Ok(())) => {}
+            Ok(Err(why)) => return Err(failed(why, handles).await),
+            Err(_) => {
+                let why =
+                    format!("it did not listen on port {} within {} ms", start.port, options.start_timeout.as_millis());
+                return Err(failed(why, handles).await);
+            }
+        }
+        let endpoint = match Endpoint::new(&start.audience.url, start.audience.clone(), start.minter.clone()) {
+            Ok(endpoint) => endpoint,
+            Err(why) => return Err(failed(why, handles).await),
+        };
+        match endpoint.opened(options.start_timeout).await {
+            Ok((endpoint, capabilities)) => Ok((Served { handles, endpoint }, capabilities)),
+            Err(why) => Err(failed(why, handles).await),
+        }
+    }
+}
+
+#[async_trait]
+impl Running for Served {
+    type Start = Start;
+
+    async fn start(argv: &[String], options: &ProcessOptions, start: &Start) -> Result<Served, SubjectError> {
+        Ok(Served::launch(argv, options, start).await?.0)
+    }
+
+    async fn execute(&self, call: SubjectCall, margin: Duration) -> Result<Reply, SubjectError> {
+        match self.endpoint.call(&call, margin).await {
+            Ok(reply) => Ok(reply),
+            Err(why) => Err(self.handles.error(why).await),
+        }
+    }
+
+    async fn kill(&self) {
+        self.handles.kill().await;
+    }
+
+    async fn stop(&self, grace: Duration) {
+        self.handles.stop(grace).await;
+    }
+}
+
+/// A server the harness did not start (`--mcp-url`): calls only; it is never killed or stopped.
+struct Remote {
+    endpoint: Endpoint,
+    margin: Duration,
+}
+
+#[async_trait]
+impl Subject for Remote {
+    async fn execute(&self, call: SubjectCall) -> Result<Value, SubjectError> {
+        self.answer(call).await.map(|reply| reply.value)
+    }
+
+    async fn answer(&self, call: SubjectCall) -> Result<Reply, SubjectError> {
+        self.endpoint.call(&call, self.margin).await.map_err(|why| match why {
+            Break::Silent { request, budget, margin } => SubjectError::Silent {
+                command: self.endpoint.audience.url.clone(),
+                awaited: crate::subject::Awaited::Answer { request, budget, margin },
+                stderr_tail: Vec::new(),
+            },
+            Break::Wrote(why) => SubjectError::ProtocolBreak { why, exited: None, stderr_tail: Vec::new() },
+            Break::Closed => SubjectError::Exited { status: None, stderr_tail: Vec::new() },
+        })
+    }
+
+    async fn inject(&self, fault: SubjectFault, _on: bool) -> Result<(), SubjectError> {
+        Err(SubjectError::Unsupported(format!("the harness cannot {fault} a server it did not start (--mcp-url)")))
+    }
+}

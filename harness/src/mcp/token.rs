@@ -1,0 +1,258 @@
+//! The bearer token of a `tools/call` over HTTP (docs/mcp.md, "The trusted context over HTTP"): an HS256 JWT per
+//! call carrying the caller's identity as signed claims.
+//!
+//! Rule enforced here: the identity reaches a server over HTTP only in a token signed with the run's key (the
+//! UTF-8 bytes of its text, used as is), a fresh one per call; the scenario's identity states become the token's
+//! states (`identity.valid = false`: signed with another random key; an expiry: `exp` from it), never a flag a
+//! server could read and ignore.
+
+use crate::subject::SubjectCall;
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use hmac::{KeyInit, Mac};
+use serde_json::{Map, Value, json};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// The token's `iss`.
+pub const ISSUER: &str = "callproof";
+
+/// How long a token lives when the scenario gives its identity no expiry.
+const LIFETIME_S: u64 = 300;
+
+/// An HS256 key: 43 characters of base64url (32 random bytes) when the harness makes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Key(String);
+
+impl Key {
+    /// A fresh random key.
+    ///
+    /// # Errors
+    /// When the operating system gives no randomness.
+    pub fn generate() -> Result<Key, String> {
+        let mut bytes = [0_u8; 32];
+        getrandom::fill(&mut bytes).map_err(|error| format!("no randomness for the token key: {error}"))?;
+        Ok(Key(URL_SAFE_NO_PAD.encode(bytes)))
+    }
+
+    /// The key given as text (`--mcp-token-key-file`): the text without its final line break.
+    ///
+    /// # Errors
+    /// When the text is empty.
+    pub fn from_text(text: &str) -> Result<Key, String> {
+        let text = text.strip_suffix('\n').unwrap_or(text);
+        let text = text.strip_suffix('\r').unwrap_or(text);
+        if text.is_empty() {
+            return Err("the token key is empty".to_owned());
+        }
+        Ok(Key(text.to_owned()))
+    }
+
+    /// The key's text, as `CALLPROOF_TOKEN_KEY` carries it.
+    pub fn text(&self) -> &str {
+        &self.0
+    }
+}
+
+/// What the token says beyond the call's identity: where it is for, and (`--mcp-url` only) the scenario's
+/// downstream and session.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Audience {
+    /// The MCP endpoint URL exactly as the harness calls it.
+    pub url: String,
+    /// `cp_downstream_url` and `cp_session`, for a server the harness did not start.
+    pub fixture: Option<(String, String)>,
+}
+
+/// Mints tokens for one run: the key, and a counter for `jti`.
+#[derive(Debug)]
+pub struct Minter {
+    key: Key,
+    run: String,
+    issued: AtomicU64,
+}
+
+impl Minter {
+    /// A minter signing with `key`.
+    pub fn new(key: Key) -> Minter {
+        let nanos =
+            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |since| since.as_nanos());
+        Minter { key, run: format!("{:x}{:x}", std::process::id(), nanos % 0xffff_ffff), issued: AtomicU64::new(1) }
+    }
+
+    /// The key.
+    pub fn key(&self) -> &Key {
+        &self.key
+    }
+
+    /// The token of `call`, issued at `now_s` (Unix seconds): signed with the run's key, or with a fresh random
+    /// one when the scenario says the identity is not valid (a bad signature).
+    ///
+    /// # Errors
+    /// When no random key can be made for an invalid identity.
+    pub fn token(&self, call: &SubjectCall, audience: &Audience, now_s: u64) -> Result<String, String> {
+        let jti = format!("cp-{}-{}", self.run, self.issued.fetch_add(1, Ordering::Relaxed));
+        let claims = claims(call, audience, now_s, &jti);
+        if call.auth.identity.valid {
+            Ok(sign(self.key.text().as_bytes(), &claims))
+        } else {
+            Ok(sign(Key::generate()?.text().as_bytes(), &claims))
+        }
+    }
+}
+
+/// The claims docs/mcp.md defines for `call`.
+pub fn claims(call: &SubjectCall, audience: &Audience, now_s: u64, jti: &str) -> Value {
+    let auth = &call.auth;
+    let exp = auth.identity.expires_at_ms.map_or(now_s + LIFETIME_S, |expires_at_ms| expires_at_ms / 1000);
+    let scope: Vec<&str> = auth.scopes.iter().map(String::as_str).collect();
+    let mut claims = Map::new();
+    claims.insert("iss".into(), json!(ISSUER));
+    claims.insert("aud".into(), json!(audience.url));
+    claims.insert("sub".into(), json!(auth.subject_id));
+    claims.insert("iat".into(), json!(now_s));
+    claims.insert("exp".into(), json!(exp));
+    claims.insert("jti".into(), json!(jti));
+    claims.insert("scope".into(), json!(scope.join(" ")));
+    claims.insert("tenant_id".into(), json!(auth.tenant_id));
+    claims.insert("roles".into(), json!(auth.roles));
+    if let Some(tools) = &auth.allowed_tools {
+        claims.insert("allowed_tools".into(), json!(tools));
+    }
+    if let Some(approval) = &auth.approval {
+        claims.insert("approval".into(), serde_json::to_value(approval).unwrap_or(Value::Null));
+    }
+    if let Some((downstream, session)) = &audience.fixture {
+        claims.insert("cp_downstream_url".into(), json!(downstream));
+        claims.insert("cp_session".into(), json!(session));
+    }
+    Value::Object(claims)
+}
+
+/// A compact JWS (RFC 7515 §7.1) with header `{"alg":"HS256","typ":"JWT"}` over `claims`, signed with `key`.
+pub fn sign(key: &[u8], claims: &Value) -> String {
+    let header = URL_SAFE_NO_PAD.encode(br#"{"alg":"HS256","typ":"JWT"}"#);
+    let payload = URL_SAFE_NO_PAD.encode(claims.to_string());
+    let input = format!("{header}.{payload}");
+    format!("{input}.{}", URL_SAFE_NO_PAD.encode(hs256(key, input.as_bytes())))
+}
+
+/// HMAC-SHA-256 (RFC 2104) of `message` under `key`.
+fn hs256(key: &[u8], message: &[u8]) -> Vec<u8> {
+    // Any key length is valid for HMAC (a longer one is hashed first), so this never fails.
+    let mut mac = match hmac::Hmac::<sha2::Sha256>::new_from_slice(key) {
+        Ok(mac) => mac,
+        Err(_) => unreachable!("HMAC takes keys of any length"),
+    };
+    mac.update(message);
+    mac.finalize().into_bytes().to_vec()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use callproof_executor::{Approval, AuthContext, ToolCall};
+    use sha2::Digest;
+    use std::time::Duration;
+
+    /// HMAC-SHA-256 written out from RFC 2104 with the bare hash, to check the crate-based signer against.
+    fn rfc2104(key: &[u8], message: &[u8]) -> Vec<u8> {
+        let mut block = [0_u8; 64];
+        if key.len() > 64 {
+            block[..32].copy_from_slice(&sha2::Sha256::digest(key));
+        } else {
+            block[..key.len()].copy_from_slice(key);
+        }
+        let pad = |byte: u8| block.iter().map(|key| key ^ byte).collect::<Vec<u8>>();
+        let inner = sha2::Sha256::digest([pad(0x36), message.to_vec()].concat());
+        sha2::Sha256::digest([pad(0x5c), inner.to_vec()].concat()).to_vec()
+    }
+
+    fn decode(part: &str) -> Value {
+        serde_json::from_slice(&URL_SAFE_NO_PAD.decode(part).expect("base64url")).expect("JSON")
+    }
+
+    fn call(auth: AuthContext) -> SubjectCall {
+        SubjectCall {
+            call: ToolCall::raw("call_1", "refund_order", "{}"),
+            auth,
+            business_request_id: None,
+            attempt: 1,
+            budget: Duration::from_secs(1),
+        }
+    }
+
+    #[test]
+    fn the_signature_matches_rfc_7515s_hs256_example() {
+        // RFC 7515 Appendix A.1: the key (a JWK `k`, base64url) and the signing input give this signature.
+        let key = URL_SAFE_NO_PAD
+            .decode("AyM1SysPpbyDfgZld3umj1qzKObwVMkoqQ-EstJQLr_T-1qS0gZH75aKtMN3Yj0iPS4hcgUuTwjAzZr1Z9CAow")
+            .expect("the RFC's key");
+        let input = "eyJ0eXAiOiJKV1QiLA0KICJhbGciOiJIUzI1NiJ9.eyJpc3MiOiJqb2UiLA0KICJleHAiOjEzMDA4MTkzODAsDQogImh0dHA6Ly9leGFtcGxlLmNvbS9pc19yb290Ijp0cnVlfQ";
+        let signature = URL_SAFE_NO_PAD.encode(hs256(&key, input.as_bytes()));
+        assert_eq!(signature, "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk");
+    }
+
+    #[test]
+    fn a_token_has_the_header_the_claims_and_a_signature_over_both_with_the_key_text_as_bytes() {
+        let key = Key::from_text("k3y-text_43-characters-long-not-decoded-00\n").expect("a key");
+        assert_eq!(key.text(), "k3y-text_43-characters-long-not-decoded-00");
+        let minter = Minter::new(key.clone());
+        let mut auth = AuthContext::new("u_alice", "t_acme", &["refunds:write", "orders:read"]);
+        auth.roles.insert("support".into());
+        auth.allowed_tools = Some(["refund_order".to_owned()].into_iter().collect());
+        auth.approval = Some(Approval {
+            approval_id: "ap_1".into(),
+            subject_id: "u_alice".into(),
+            tenant_id: "t_acme".into(),
+            tool: "refund_order".into(),
+            arguments_hash: "h".into(),
+            risk: callproof_executor::Risk::Financial,
+            expires_at_ms: 2_000_000_000_000,
+        });
+        let audience = Audience { url: "http://127.0.0.1:4000/mcp".into(), fixture: None };
+        let token = minter.token(&call(auth), &audience, 1_800_000_000).expect("a token");
+        let parts: Vec<&str> = token.split('.').collect();
+        assert_eq!(parts.len(), 3, "{token}");
+        assert_eq!(decode(parts[0]), json!({"alg": "HS256", "typ": "JWT"}));
+        let claims = decode(parts[1]);
+        assert_eq!(claims["iss"], "callproof");
+        assert_eq!(claims["aud"], "http://127.0.0.1:4000/mcp");
+        assert_eq!(claims["sub"], "u_alice");
+        assert_eq!(claims["tenant_id"], "t_acme");
+        assert_eq!(claims["scope"], "orders:read refunds:write");
+        assert_eq!(claims["roles"], json!(["support"]));
+        assert_eq!(claims["allowed_tools"], json!(["refund_order"]));
+        assert_eq!(claims["approval"]["approval_id"], "ap_1");
+        assert_eq!((claims["iat"].as_u64(), claims["exp"].as_u64()), (Some(1_800_000_000), Some(1_800_000_300)));
+        assert!(claims["jti"].as_str().is_some_and(|jti| !jti.is_empty()));
+        assert!(claims.get("cp_session").is_none(), "only for --mcp-url");
+        let expected = rfc2104(key.text().as_bytes(), format!("{}.{}", parts[0], parts[1]).as_bytes());
+        assert_eq!(URL_SAFE_NO_PAD.decode(parts[2]).expect("base64url"), expected, "HMAC-SHA-256 with the text");
+        let again = minter.token(&call(AuthContext::new("u", "t", &[])), &audience, 1_800_000_000).expect("token");
+        assert_ne!(decode(again.split('.').nth(1).expect("claims"))["jti"], claims["jti"], "a jti per token");
+    }
+
+    #[test]
+    fn an_invalid_identity_is_a_bad_signature_and_an_expiry_is_the_exp() {
+        let key = Key::generate().expect("a key");
+        assert_eq!(key.text().len(), 43, "32 bytes of base64url");
+        let minter = Minter::new(key.clone());
+        let audience =
+            Audience { url: "http://h/mcp".into(), fixture: Some(("http://127.0.0.1:9".into(), "cp_1".into())) };
+        let mut auth = AuthContext::new("u", "t", &[]);
+        auth.identity.valid = false;
+        let token = minter.token(&call(auth), &audience, 1_000).expect("a token");
+        let (input, signature) = token.rsplit_once('.').expect("three parts");
+        let expected = rfc2104(key.text().as_bytes(), input.as_bytes());
+        assert_ne!(URL_SAFE_NO_PAD.decode(signature).expect("base64url"), expected, "not the run's key");
+        let mut auth = AuthContext::new("u", "t", &[]);
+        auth.identity.expires_at_ms = Some(500_999);
+        let claims =
+            decode(minter.token(&call(auth), &audience, 1_000).expect("a token").split('.').nth(1).expect("x"));
+        assert_eq!(claims["exp"], 500, "expires_at_ms / 1000, rounded down");
+        assert_eq!(
+            (claims["cp_downstream_url"].as_str(), claims["cp_session"].as_str()),
+            (Some("http://127.0.0.1:9"), Some("cp_1"))
+        );
+    }
+}

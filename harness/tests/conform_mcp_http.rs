@@ -1,0 +1,197 @@
+//! `callproof conform --mcp-http CMD` and `--mcp-url URL --mcp-token-key-file FILE`: the scenario suite with the
+//! executor as an MCP server over Streamable HTTP, the identity in a bearer JWT per call (docs/mcp.md, Part 1).
+//!
+//! Rule enforced here: a real token-verifying server (examples/mcp-python, the official Python SDK 2.x with
+//! PyJWT) passes the identity scenarios through the tokens alone (a bad signature and an expired token are
+//! refused with 401 and read as `unauthorized`; scopes, tenants and approvals come from the claims), and its
+//! known mistake (duplicate keys accepted) still shows; a server the harness did not start gets the
+//! scenario's downstream and session in the token and skips crash scenarios; the reference
+//! `callproof-executor --mcp-http` passes, once the server side is merged. The SDK server is skipped with a
+//! loud SKIPPED line when its venv is missing (a failure under `CALLPROOF_REQUIRE_SERVICES=1`).
+
+mod process_support;
+
+use process_support::{REQUIRE_VAR, TempDir, executor_binary, repo, run_callproof};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::net::{TcpListener, TcpStream};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const PYTHON: &str = "target/mcp-python-venv/bin/python";
+
+fn python_server() -> String {
+    format!("'{}' '{}' --http", repo().join(PYTHON).display(), repo().join("examples/mcp-python/server.py").display())
+}
+
+/// Whether the Python SDK server's venv exists; a loud SKIPPED line when not (a failure under CI).
+fn python_installed(test: &str) -> bool {
+    if repo().join(PYTHON).exists() {
+        return true;
+    }
+    assert!(std::env::var(REQUIRE_VAR).as_deref() != Ok("1"), "{test}: {PYTHON} is missing and {REQUIRE_VAR}=1");
+    let _ = writeln!(
+        std::io::stderr(),
+        "SKIPPED: {test}: {PYTHON} is missing (scripts/test, or: python3 -m venv target/mcp-python-venv && \
+         target/mcp-python-venv/bin/pip install -r examples/mcp-python/requirements.txt; set {REQUIRE_VAR}=1 to \
+         fail instead)"
+    );
+    false
+}
+
+/// `callproof conform SCENARIOS... ARGS... --format json`: the exit code, each scenario's status, and the
+/// failed checks as `scenario check`.
+fn conform(scenarios: &[&str], args: &[&str]) -> (i32, BTreeMap<String, String>, Vec<String>, String) {
+    let mut all = vec!["conform"];
+    let paths: Vec<String> = scenarios.iter().map(|name| format!("scenarios/{name}.toml")).collect();
+    all.extend(paths.iter().map(String::as_str));
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["--format", "json"]);
+    let ran = run_callproof(&all);
+    let report: Value = serde_json::from_str(&ran.stdout)
+        .unwrap_or_else(|error| panic!("not a JSON report ({error}):\n{}\nstderr:\n{}", ran.stdout, ran.stderr));
+    let mut statuses = BTreeMap::new();
+    let mut failed = Vec::new();
+    for scenario in report["scenarios"].as_array().expect("scenarios") {
+        let id = scenario["id"].as_str().expect("id").to_owned();
+        for check in scenario["checks"].as_array().into_iter().flatten() {
+            if check["status"] == "fail" {
+                failed.push(format!("{id} {}", check["id"].as_str().unwrap_or("?")));
+            }
+        }
+        statuses.insert(id, scenario["status"].as_str().expect("status").to_owned());
+    }
+    (ran.code, statuses, failed, ran.stdout)
+}
+
+#[test]
+fn the_python_sdk_server_passes_the_identity_scenarios_through_its_tokens_and_still_accepts_duplicate_keys() {
+    if !python_installed("the Python SDK server through conform --mcp-http") {
+        return;
+    }
+    let identity = [
+        "auth/identity_invalid_or_expired",
+        "auth/missing_scope",
+        "auth/foreign_order_forbidden",
+        "auth/approval_bound_to_arguments",
+        "auth/tool_not_allowed",
+        "decode/truncated_arguments",
+    ];
+    let mut scenarios = identity.to_vec();
+    scenarios.push("decode/duplicate_keys");
+    let (code, statuses, failed, report) = conform(&scenarios, &["--mcp-http", &python_server()]);
+    assert_eq!(code, 1, "decode/duplicate_keys fails: {report}");
+    for id in identity {
+        assert_eq!(statuses.get(id).map(String::as_str), Some("pass"), "{id}: {failed:?}\n{report}");
+    }
+    // `"amount":1,…,"amount":90`: the SDK keeps the last key and refunds, over HTTP as over stdio.
+    assert!(failed.contains(&"decode/duplicate_keys malformed-input-refused".to_owned()), "{failed:?}");
+    let report: Value = serde_json::from_str(&report).expect("JSON");
+    let subject = report["executor"]["subject"].as_str().unwrap_or_default();
+    assert!(subject.starts_with("mcp-http: "), "{subject}");
+}
+
+/// The example server started by the test, as an operator would run it for `--mcp-url`: its own URL and the
+/// key in its environment, no downstream (each call's comes from the token); killed on drop.
+struct Running {
+    child: Child,
+    url: String,
+}
+
+impl Running {
+    fn start(key: &str) -> Running {
+        let port = TcpListener::bind("127.0.0.1:0").and_then(|listener| listener.local_addr()).expect("a port").port();
+        let url = format!("http://127.0.0.1:{port}/mcp");
+        let child = Command::new(repo().join(PYTHON))
+            .args([repo().join("examples/mcp-python/server.py").display().to_string(), "--http".to_owned()])
+            .env("CALLPROOF_MCP_URL", &url)
+            .env("CALLPROOF_TOKEN_KEY", key)
+            .env_remove("CALLPROOF_DOWNSTREAM_URL")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("the server starts");
+        let running = Running { child, url };
+        let until = Instant::now() + Duration::from_secs(20);
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(Instant::now() < until, "the server did not listen on {port} within 20 s");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        running
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn a_server_the_harness_did_not_start_gets_downstream_and_session_in_the_token_and_skips_crashes() {
+    if !python_installed("the Python SDK server through conform --mcp-url") {
+        return;
+    }
+    let dir = TempDir::new();
+    let key = "a-key-the-operator-configured-0123456789abc";
+    let key_file = dir.join("key");
+    std::fs::write(&key_file, format!("{key}\n")).expect("the key file");
+    let server = Running::start(key);
+    let key_file = key_file.display().to_string();
+    let scenarios = ["auth/identity_invalid_or_expired", "auth/missing_scope", "idempotency/crash_after_commit"];
+    let (code, statuses, failed, report) =
+        conform(&scenarios, &["--mcp-url", &server.url, "--mcp-token-key-file", &key_file]);
+    assert_eq!(code, 0, "{failed:?}\n{report}");
+    assert_eq!(statuses["auth/identity_invalid_or_expired"], "pass", "{report}");
+    // missing_scope's second call succeeds only if the server reached the scenario's downstream (cp_downstream_url).
+    assert_eq!(statuses["auth/missing_scope"], "pass", "{report}");
+    assert_eq!(statuses["idempotency/crash_after_commit"], "skip", "{report}");
+    // With another key every token fails verification: the handshake is refused with 401, before any scenario.
+    let wrong = dir.join("wrong");
+    std::fs::write(&wrong, "not-the-servers-key").expect("a key file");
+    let wrong = wrong.display().to_string();
+    let ran =
+        run_callproof(&["conform", "auth/missing_scope", "--mcp-url", &server.url, "--mcp-token-key-file", &wrong]);
+    assert_eq!(ran.code, 3, "{}", ran.stderr);
+    assert!(ran.stderr.contains("HTTP 401"), "{}", ran.stderr);
+}
+
+#[test]
+fn mcp_url_needs_its_key_file_and_the_key_file_needs_mcp_url() {
+    let no_key = run_callproof(&["conform", "--mcp-url", "http://127.0.0.1:1/mcp"]);
+    assert_eq!(no_key.code, 2, "{}", no_key.stderr);
+    assert!(no_key.stderr.contains("--mcp-token-key-file"), "{}", no_key.stderr);
+    let no_url = run_callproof(&["conform", "--mcp-http", "x", "--mcp-token-key-file", "k"]);
+    assert_eq!(no_url.code, 2, "{}", no_url.stderr);
+    let both = run_callproof(&["conform", "--mcp", "x", "--mcp-http", "y"]);
+    assert_eq!(both.code, 2, "{}", both.stderr);
+    let missing = run_callproof(&["conform", "auth/missing_scope", "--mcp-http", "./no/such/server"]);
+    assert_eq!(missing.code, 3, "{}", missing.stderr);
+}
+
+#[test]
+fn the_reference_over_mcp_http_passes_identity_decode_burst_and_crash_scenarios() {
+    // `--mcp-http` without an address listens where CALLPROOF_MCP_URL says.
+    let dir = TempDir::new();
+    let binary = executor_binary();
+    let command =
+        format!("'{}' --mcp-http --store sqlite:{}", binary.display(), dir.join("mcp-http.sqlite3").display());
+    let scenarios = [
+        "idempotency/duplicate_refund_after_lost_response",
+        "idempotency/burst_of_identical_calls",
+        "idempotency/crash_after_commit",
+        "auth/missing_scope",
+        "auth/identity_invalid_or_expired",
+        "auth/approval_bound_to_arguments",
+        "decode/duplicate_keys",
+        "decode/malformed_corpus",
+        "decode/truncated_arguments",
+    ];
+    let (code, statuses, failed, report) = conform(&scenarios, &["--mcp-http", &command]);
+    assert_eq!(code, 0, "{failed:?}\n{report}");
+    for id in scenarios {
+        assert_eq!(statuses.get(id).map(String::as_str), Some("pass"), "{id}\n{report}");
+    }
+}

@@ -101,10 +101,16 @@ struct Running {
 
 impl Running {
     fn start(key: &str) -> Running {
+        let server = repo().join("examples/mcp-python/server.py").display().to_string();
+        Running::command(&repo().join(PYTHON), &[&server, "--http"], key)
+    }
+
+    /// `program ARGS...` with `--mcp-http`'s environment, waited for until its port accepts connections.
+    fn command(program: &std::path::Path, args: &[&str], key: &str) -> Running {
         let port = TcpListener::bind("127.0.0.1:0").and_then(|listener| listener.local_addr()).expect("a port").port();
         let url = format!("http://127.0.0.1:{port}/mcp");
-        let child = Command::new(repo().join(PYTHON))
-            .args([repo().join("examples/mcp-python/server.py").display().to_string(), "--http".to_owned()])
+        let child = Command::new(program)
+            .args(args)
             .env("CALLPROOF_MCP_URL", &url)
             .env("CALLPROOF_TOKEN_KEY", key)
             .env_remove("CALLPROOF_DOWNSTREAM_URL")
@@ -156,6 +162,32 @@ fn a_server_the_harness_did_not_start_gets_downstream_and_session_in_the_token_a
         run_callproof(&["conform", "auth/missing_scope", "--mcp-url", &server.url, "--mcp-token-key-file", &wrong]);
     assert_eq!(ran.code, 3, "{}", ran.stderr);
     assert!(ran.stderr.contains("HTTP 401"), "{}", ran.stderr);
+}
+
+#[test]
+fn one_reference_server_with_a_memory_store_keeps_each_runs_records_apart() {
+    // Every scenario reuses business request ids such as req_refund_1: one server for all of them, with one
+    // memory store, passes only if each run's session (the token's cp_session) keeps its records apart.
+    let dir = TempDir::new();
+    let key = "a-key-the-operator-configured-0123456789abc";
+    let key_file = dir.join("key");
+    std::fs::write(&key_file, key).expect("the key file");
+    let server = Running::command(&executor_binary(), &["--mcp-http", "--store", "memory"], key);
+    let key_file = key_file.display().to_string();
+    let scenarios = [
+        "idempotency/duplicate_refund_after_lost_response",
+        "idempotency/timeout_after_commit_reconciles",
+        "idempotency/changed_arguments_conflict",
+        "idempotency/late_landing_after_lost_answer",
+        "idempotency/identical_resubmission",
+        "idempotency/new_request_new_refund",
+    ];
+    let (code, statuses, failed, report) =
+        conform(&scenarios, &["--mcp-url", &server.url, "--mcp-token-key-file", &key_file, "--jobs", "1"]);
+    assert_eq!(code, 0, "{failed:?}\n{report}");
+    for id in scenarios {
+        assert_eq!(statuses.get(id).map(String::as_str), Some("pass"), "{id}\n{report}");
+    }
 }
 
 #[test]

@@ -127,7 +127,8 @@ impl Subject {
         match &args.executor {
             Some(command) => {
                 let factory = ProcessFactory::new(command)?;
-                let options = ProcessOptions { store_upstream: args.store_address.clone(), ..factory.options().clone() };
+                let options =
+                    ProcessOptions { store_upstream: args.store_address.clone(), ..factory.options().clone() };
                 Ok(Subject::Process(Box::new(factory.with_options(options))))
             }
             // clap's group requires one of them.

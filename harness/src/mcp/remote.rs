@@ -155,7 +155,7 @@ impl McpHttpFactory {
                 let (served, capabilities) = Served::launch(process.argv(), &self.options(), &start).await?;
                 let current = tokio::sync::Mutex::new(Arc::new(served));
                 let (argv, options) = (process.argv().to_vec(), self.options());
-                Ok((Arc::new(Restartable { argv, options, start, current }), capabilities))
+                Ok((Arc::new(Restartable { argv, options, start, current, store: None }), capabilities))
             }
             Mode::Url(url) => {
                 let audience = Audience { url: url.clone(), fixture: Some((downstream_url.to_owned(), session)) };
@@ -197,7 +197,7 @@ impl SubjectFactory for McpHttpFactory {
         {
             return Support::Skip("the harness cannot restart a server it did not start (--mcp-url)".to_owned());
         }
-        process::support(scenario, self.probe().await.ok().as_ref(), "not in its tools/list")
+        process::support(scenario, self.probe().await.ok().as_ref(), "not in its tools/list", false)
     }
 
     async fn start(&self, downstream_url: &str) -> Result<Arc<dyn Subject>, SubjectError> {
@@ -462,6 +462,10 @@ impl Running for Served {
 
     async fn stop(&self, grace: Duration) {
         self.handles.stop(grace).await;
+    }
+
+    fn handles(&self) -> &Handles {
+        &self.handles
     }
 }
 

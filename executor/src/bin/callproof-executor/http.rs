@@ -277,7 +277,9 @@ impl Server {
         if let Some(executor) = built.get(&key) {
             return Ok(executor.clone());
         }
-        let executor = Arc::new(serve::build(&claimed.options, &key.0, &key.1, claimed.store.clone(), self.durable)?);
+        // Every session of a server the harness did not start shares its one store, memory included: keep each
+        // session's records apart.
+        let executor = Arc::new(serve::build(&claimed.options, &key.0, &key.1, claimed.store.clone(), true)?);
         if built.len() >= MAX_CLAIMED {
             built.clear();
         }

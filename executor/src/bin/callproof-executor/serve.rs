@@ -149,17 +149,18 @@ fn features(options: &Options, durable: bool) -> Vec<String> {
     features
 }
 
-/// The executor of `options` against the downstream at `downstream_url`, its records kept under `session` in a
-/// durable store.
+/// The executor of `options` against the downstream at `downstream_url`, its records kept under `session` when
+/// the store is `shared` with other sessions (a durable store outlives the process and may hold other runs'
+/// records; a memory store is shared when one server serves several sessions).
 pub(crate) fn build(
     options: &Options,
     downstream_url: &str,
     session: &str,
     store: Arc<dyn Store>,
-    durable: bool,
+    shared: bool,
 ) -> Result<Executor, String> {
     let downstream = options.variant.http_downstream(downstream_url).map_err(|error| error.to_string())?;
-    let store: Arc<dyn Store> = if durable { Arc::new(SessionStore::new(session, store)) } else { store };
+    let store: Arc<dyn Store> = if shared { Arc::new(SessionStore::new(session, store)) } else { store };
     options
         .variant
         .assemble(Arc::new(downstream), Arc::new(SystemClock), store, Config::default())

@@ -3,7 +3,8 @@
 //! Rule enforced here: the catalog is the single source of the conformance app's contract. Schemas, risk,
 //! scopes, the resource a call acts on, its business rules and its downstream HTTP contract are read from it;
 //! no tool of the app hard-codes any of them. The files are embedded, so the executor needs no paths at run
-//! time; the unit tests parse every file, and the nested sections refuse unknown fields.
+//! time; the unit tests parse every file, and the nested sections refuse unknown fields. The files are parsed
+//! once per process; each caller gets its own copy of what they say.
 
 use crate::tool::ToolSpec;
 use serde::{Deserialize, Serialize};
@@ -84,13 +85,18 @@ const FILES: [(&str, &str); 9] = [
 
 /// The conformance app's catalog, sorted by tool name.
 pub fn catalog() -> Vec<CatalogEntry> {
-    FILES
-        .iter()
-        .map(|(name, text)| {
-            // The files are part of this crate; the unit test below parses each one.
-            serde_json::from_str(text).unwrap_or_else(|error| panic!("scenarios/catalog/{name}.json: {error}"))
+    static PARSED: std::sync::OnceLock<Vec<CatalogEntry>> = std::sync::OnceLock::new();
+    PARSED
+        .get_or_init(|| {
+            FILES
+                .iter()
+                .map(|(name, text)| {
+                    // The files are part of this crate; the unit test below parses each one.
+                    serde_json::from_str(text).unwrap_or_else(|error| panic!("scenarios/catalog/{name}.json: {error}"))
+                })
+                .collect()
         })
-        .collect()
+        .clone()
 }
 
 #[cfg(test)]

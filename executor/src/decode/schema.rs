@@ -3,12 +3,15 @@
 //! Rule enforced here: a schema is compiled once, when the tool is registered. Wherever it says
 //! `"type": "integer"`, only an integer *literal* passes: `100.0` and `1e2` are refused although the JSON Schema
 //! spec accepts them, because parsers in other languages read them as floats. Violations never echo the
-//! value of a field marked `"x-sensitive": true`, and their number and length are bounded.
+//! value of a field marked `"x-sensitive": true`, and their number and length are bounded. The same schema
+//! text compiles to the same validator, so compilations are shared process-wide (up to [`CACHED_SCHEMAS`]
+//! distinct schemas): an executor assembled again, as exploration does once per schedule, compiles nothing.
 
 use jsonschema::error::ValidationErrorKind;
 use jsonschema::{Keyword, ValidationError, Validator};
 use serde_json::{Value, json};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// The keyword the compiler adds next to every `"type": "integer"`.
 const INTEGER_LITERAL: &str = "x-callproof-integer-literal";
@@ -20,11 +23,20 @@ const MAX_MESSAGE_CHARS: usize = 200;
 const VIOLATIONS_EXAMINED: usize = 256;
 /// How many unexpected members one violation names, at most.
 const MAX_MEMBERS_NAMED: usize = 32;
+/// How many distinct schemas the process keeps compiled; schemas beyond that are compiled every time.
+const CACHED_SCHEMAS: usize = 256;
 
-/// A schema compiled for validation.
+/// A schema compiled for validation (cheap to clone: the compiled parts are shared).
+#[derive(Clone)]
 pub struct CompiledSchema {
-    validator: Validator,
-    sensitive: Vec<Vec<String>>,
+    validator: Arc<Validator>,
+    sensitive: Arc<Vec<Vec<String>>>,
+}
+
+/// The compilations of this process, by the schema's JSON text.
+fn compiled() -> &'static Mutex<HashMap<String, CompiledSchema>> {
+    static COMPILED: OnceLock<Mutex<HashMap<String, CompiledSchema>>> = OnceLock::new();
+    COMPILED.get_or_init(Mutex::default)
 }
 
 impl std::fmt::Debug for CompiledSchema {
@@ -60,6 +72,21 @@ impl CompiledSchema {
     /// # Errors
     /// The validator's complaint when `schema` is not a valid schema.
     pub fn compile(schema: &Value) -> Result<CompiledSchema, String> {
+        let text = schema.to_string();
+        if let Some(known) = compiled().lock().ok().and_then(|cache| cache.get(&text).cloned()) {
+            return Ok(known);
+        }
+        let fresh = CompiledSchema::compile_fresh(schema)?;
+        if let Ok(mut cache) = compiled().lock()
+            && cache.len() < CACHED_SCHEMAS
+        {
+            cache.insert(text, fresh.clone());
+        }
+        Ok(fresh)
+    }
+
+    /// [`CompiledSchema::compile`] without the process-wide cache.
+    fn compile_fresh(schema: &Value) -> Result<CompiledSchema, String> {
         let mut prepared = schema.clone();
         mark_integer_types(&mut prepared);
         let validator = jsonschema::draft202012::options()
@@ -69,7 +96,7 @@ impl CompiledSchema {
             .map_err(|error| error.to_string())?;
         let mut sensitive = Vec::new();
         collect_sensitive(schema, &mut Vec::new(), &mut sensitive);
-        Ok(CompiledSchema { validator, sensitive })
+        Ok(CompiledSchema { validator: Arc::new(validator), sensitive: Arc::new(sensitive) })
     }
 
     /// Whether `value` is valid. The fast path: no allocation on success.

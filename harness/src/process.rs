@@ -129,7 +129,7 @@ impl ProcessFactory {
             .get_or_init(|| async {
                 let hello = self.hello("http://127.0.0.1:9", &format!("cp_{}_probe", self.run));
                 let (instance, capabilities) = Instance::spawn(&self.argv, &self.options, &hello).await?;
-                instance.stop(self.options.stop_grace).await;
+                instance.handles.stop(self.options.stop_grace).await;
                 Ok(capabilities)
             })
             .await
@@ -267,13 +267,7 @@ pub(crate) trait Running: Send + Sync + Sized + 'static {
     /// One call, answered within its budget plus `margin`.
     async fn execute(&self, call: SubjectCall, margin: Duration) -> Result<Reply, SubjectError>;
 
-    /// SIGKILL, then reap.
-    async fn kill(&self);
-
-    /// Closes stdin, waits up to `grace` for the exit, then kills.
-    async fn stop(&self, grace: Duration);
-
-    /// Its process handles.
+    /// Its process handles (to kill, stop or signal it).
     fn handles(&self) -> &Handles;
 }
 
@@ -301,7 +295,7 @@ impl<R: Running> Subject for Restartable<R> {
 
     async fn inject(&self, fault: SubjectFault, on: bool) -> Result<(), SubjectError> {
         match (fault, on) {
-            (SubjectFault::Kill, true) => self.current.lock().await.kill().await,
+            (SubjectFault::Kill, true) => self.current.lock().await.handles().kill().await,
             (SubjectFault::Kill, false) => {
                 let mut current = self.current.lock().await;
                 *current = Arc::new(R::start(&self.argv, &self.options, &self.start).await?);
@@ -331,7 +325,7 @@ impl<R: Running> Subject for Restartable<R> {
 
     async fn stop(&self) {
         let current = self.current.lock().await.clone();
-        current.stop(self.options.stop_grace).await;
+        current.handles().stop(self.options.stop_grace).await;
     }
 }
 
@@ -345,14 +339,6 @@ impl Running for Instance {
 
     async fn execute(&self, call: SubjectCall, margin: Duration) -> Result<Reply, SubjectError> {
         Instance::execute(self, call, margin).await.map(Reply::from)
-    }
-
-    async fn kill(&self) {
-        self.handles.kill().await;
-    }
-
-    async fn stop(&self, grace: Duration) {
-        self.handles.stop(grace).await;
     }
 
     fn handles(&self) -> &Handles {

@@ -456,14 +456,6 @@ impl Running for Served {
         }
     }
 
-    async fn kill(&self) {
-        self.handles.kill().await;
-    }
-
-    async fn stop(&self, grace: Duration) {
-        self.handles.stop(grace).await;
-    }
-
     fn handles(&self) -> &Handles {
         &self.handles
     }

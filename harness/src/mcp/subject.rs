@@ -84,7 +84,7 @@ impl McpFactory {
             .get_or_init(|| async {
                 let env = self.env("http://127.0.0.1:9", &self.process.new_session()).await?;
                 let (connection, capabilities) = Connection::start(self.process.argv(), self.options(), &env).await?;
-                connection.stop(self.options().stop_grace).await;
+                connection.handles.stop(self.options().stop_grace).await;
                 Ok(self.with_declared(capabilities))
             })
             .await
@@ -178,14 +178,6 @@ impl Running for Connection {
 
     async fn execute(&self, call: SubjectCall, margin: Duration) -> Result<Reply, SubjectError> {
         self.call(call, margin).await
-    }
-
-    async fn kill(&self) {
-        self.handles.kill().await;
-    }
-
-    async fn stop(&self, grace: Duration) {
-        self.handles.stop(grace).await;
     }
 
     fn handles(&self) -> &Handles {

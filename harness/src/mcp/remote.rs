@@ -9,7 +9,7 @@
 //! like a stdio one; a server it did not start is never asked to survive one.
 
 use super::http::{Http, PostError, Posted};
-use super::subject::{CatalogFile, FEATURES_KEY, MAX_PAGES, REVISION};
+use super::subject::{CatalogFile, MAX_PAGES, REVISION, initialize_params, read_initialized};
 use super::token::{Audience, Key, Minter};
 use super::wire::{http_call_line, now_s, read_posted};
 use crate::process::{self, Break, Handles, Piped, ProcessFactory, ProcessOptions, Restartable, Running};
@@ -295,29 +295,8 @@ impl Endpoint {
     }
 
     async fn handshake(&self) -> Result<Capabilities, String> {
-        let params = json!({
-            "protocolVersion": REVISION,
-            "capabilities": {},
-            "clientInfo": {"name": "callproof", "version": env!("CARGO_PKG_VERSION")},
-        });
-        let answer = self.request("initialize", params).await?;
-        let result = answer
-            .get("result")
-            .ok_or_else(|| format!("it answered initialize with an error: {}", excerpt(&answer.to_string(), 300)))?;
-        if result.pointer("/capabilities/tools").is_none() {
-            return Err(format!(
-                "its initialize result declares no tools capability: {}",
-                excerpt(&result.to_string(), 300)
-            ));
-        }
-        let server =
-            |field: &str| result.pointer(&format!("/serverInfo/{field}")).and_then(Value::as_str).unwrap_or("");
-        let features = result
-            .pointer(&format!("/capabilities/experimental/{}/features", FEATURES_KEY.replace('/', "~1")))
-            .and_then(Value::as_array)
-            .map(|features| features.iter().filter_map(Value::as_str).map(str::to_owned).collect())
-            .unwrap_or_default();
-        let (name, version) = (server("name").to_owned(), server("version").to_owned());
+        let answer = self.request("initialize", initialize_params()).await?;
+        let (name, version, features) = read_initialized(&answer)?;
         let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string();
         let posted = self.post(&initialized).await?;
         if !posted.success() {

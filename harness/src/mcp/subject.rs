@@ -32,6 +32,36 @@ pub const REVISION: &str = "2025-11-25";
 /// Where a server declares the conformance app's features (`durable_store`) in its `initialize` result.
 pub(super) const FEATURES_KEY: &str = "io.callproof/conformance-app";
 
+/// The `initialize` request's params: this revision, no client capabilities, the harness's name.
+pub(super) fn initialize_params() -> Value {
+    json!({
+        "protocolVersion": REVISION,
+        "capabilities": {},
+        "clientInfo": {"name": "callproof", "version": env!("CARGO_PKG_VERSION")},
+    })
+}
+
+/// The server's name, version and conformance-app features from its `initialize` answer, or why that answer
+/// cannot start a run (an error, or no tools capability).
+pub(super) fn read_initialized(answer: &Value) -> Result<(String, String, Vec<String>), String> {
+    let result = answer
+        .get("result")
+        .ok_or_else(|| format!("it answered initialize with an error: {}", excerpt(&answer.to_string(), 300)))?;
+    if result.pointer("/capabilities/tools").is_none() {
+        return Err(format!(
+            "its initialize result declares no tools capability: {}",
+            excerpt(&result.to_string(), 300)
+        ));
+    }
+    let server = |field: &str| result.pointer(&format!("/serverInfo/{field}")).and_then(Value::as_str).unwrap_or("");
+    let features = result
+        .pointer(&format!("/capabilities/experimental/{}/features", FEATURES_KEY.replace('/', "~1")))
+        .and_then(Value::as_array)
+        .map(|features| features.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+        .unwrap_or_default();
+    Ok((server("name").to_owned(), server("version").to_owned(), features))
+}
+
 /// How long an error with `id: null` may trail the liveness answer that follows a line that is not JSON.
 const NULL_ID_GRACE: Duration = Duration::from_millis(200);
 
@@ -240,29 +270,8 @@ impl Connection {
     }
 
     async fn handshake(&self) -> Result<Capabilities, String> {
-        let params = json!({
-            "protocolVersion": REVISION,
-            "capabilities": {},
-            "clientInfo": {"name": "callproof", "version": env!("CARGO_PKG_VERSION")},
-        });
-        let initialized = self.request("initialize", params).await?;
-        let result = initialized.get("result").ok_or_else(|| {
-            format!("it answered initialize with an error: {}", excerpt(&initialized.to_string(), 300))
-        })?;
-        if result.pointer("/capabilities/tools").is_none() {
-            return Err(format!(
-                "its initialize result declares no tools capability: {}",
-                excerpt(&result.to_string(), 300)
-            ));
-        }
-        let server =
-            |field: &str| result.pointer(&format!("/serverInfo/{field}")).and_then(Value::as_str).unwrap_or("");
-        let features = result
-            .pointer(&format!("/capabilities/experimental/{}/features", FEATURES_KEY.replace('/', "~1")))
-            .and_then(Value::as_array)
-            .map(|features| features.iter().filter_map(Value::as_str).map(str::to_owned).collect())
-            .unwrap_or_default();
-        let (name, version) = (server("name").to_owned(), server("version").to_owned());
+        let answer = self.request("initialize", initialize_params()).await?;
+        let (name, version, features) = read_initialized(&answer)?;
         self.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string()).await?;
         let tools = self.list_tools().await?;
         Ok(Capabilities { protocol: protocol::VERSION.to_owned(), name, version, tools, features })

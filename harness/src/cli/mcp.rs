@@ -7,7 +7,8 @@
 
 use super::Error;
 use super::output::{self, Format};
-use callproof_harness::mcp::{self, Calls, Options, Server};
+use callproof_harness::mcp::{self, Bearer, Calls, Options, Server};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -27,6 +28,14 @@ pub(crate) struct Args {
     /// message; http:// only).
     #[arg(long, value_name = "URL")]
     url: Option<String>,
+    /// With --url: sent as `Authorization: Bearer TOKEN` on every request, and enables the checks
+    /// mcp-auth-required and mcp-auth-invalid-token. Visible in the process list: prefer --bearer-file.
+    /// Never printed in the report.
+    #[arg(long, value_name = "TOKEN", conflicts_with = "bearer_file")]
+    bearer: Option<String>,
+    /// With --url: the bearer token read from FILE (its final line break dropped).
+    #[arg(long, value_name = "FILE")]
+    bearer_file: Option<PathBuf>,
     /// Also call TOOL with generated valid and invalid inputs (repeatable). Without it only tools annotated
     /// readOnlyHint: true are called: a lax server may execute an invalid input.
     #[arg(long, value_name = "TOOL")]
@@ -55,7 +64,13 @@ pub(crate) fn run(args: Args) -> Result<ExitCode, Error> {
         // clap's group requires one of them.
         (None, None) => return Err(Error::Usage("give --server COMMAND or --url URL".to_owned())),
     };
-    let options = Options { server, calls, timeout: Duration::from_millis(args.timeout) };
+    let bearer = bearer(args.bearer.as_deref(), args.bearer_file.as_deref())?;
+    if bearer.is_some() && matches!(server, Server::Command(_)) {
+        let why = "--bearer and --bearer-file are for --url: a server over stdio takes its credentials from the \
+                   environment it is started with";
+        return Err(Error::Usage(why.to_owned()));
+    }
+    let options = Options { server, calls, timeout: Duration::from_millis(args.timeout), bearer };
     let runtime = super::runtime()?;
     let report = runtime.block_on(mcp::run(&options))?;
     match args.format {
@@ -63,4 +78,18 @@ pub(crate) fn run(args: Args) -> Result<ExitCode, Error> {
         Format::Json => output::line(&report.to_json()),
     }
     Ok(ExitCode::from(report.exit_code()))
+}
+
+/// The token of `--bearer` or `--bearer-file`; an error names the file, never the token.
+fn bearer(text: Option<&str>, file: Option<&std::path::Path>) -> Result<Option<Bearer>, Error> {
+    let (text, from) = match (text, file) {
+        (Some(text), _) => (text.to_owned(), "--bearer".to_owned()),
+        (None, Some(file)) => {
+            let text = std::fs::read_to_string(file)
+                .map_err(|error| Error::Usage(format!("cannot read --bearer-file {}: {error}", file.display())))?;
+            (text, format!("--bearer-file {}", file.display()))
+        }
+        (None, None) => return Ok(None),
+    };
+    Bearer::new(&text).map(Some).map_err(|why| Error::Usage(format!("{from}: {why}")))
 }

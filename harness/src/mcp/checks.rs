@@ -135,6 +135,37 @@ pub const CALL_PARAMS_INVALID: Check = check(
     "server/tools §Error Handling (requests that fail CallToolRequest); JSON-RPC 2.0 §5.1",
     "tools/call of a callable tool with \"arguments\":\"x\" is answered with error -32602",
 );
+/// A body the server cannot accept gets a 4xx (HTTP only).
+pub const HTTP_ERROR_STATUS: Check = check(
+    "mcp-http-error-status",
+    Level::Must,
+    "transports §Sending Messages to the Server, item 4 (input the server cannot accept: an HTTP error status)",
+    "a POST whose body is not JSON, and one whose body is not a valid request (\"method\":5), are each answered \
+     with a 4xx status, not 2xx, 5xx or silence",
+);
+/// A foreign `Origin` gets 403 and nothing is executed (HTTP only).
+pub const HTTP_ORIGIN: Check = check(
+    "mcp-http-origin",
+    Level::Must,
+    "transports §Security Warning (an Origin present and invalid: 403 Forbidden)",
+    "the initialize POST the server accepted, sent again with Origin: http://attacker.invalid, is answered 403 \
+     without a result",
+);
+/// A request without a token gets 401 with a Bearer challenge (HTTP with `--bearer` only).
+pub const AUTH_REQUIRED: Check = check(
+    "mcp-auth-required",
+    Level::Must,
+    "authorization §Access Token Usage, §Error Handling (401: authorization required); RFC 6750 §3",
+    "with --bearer: the initialize POST without Authorization is answered 401 with WWW-Authenticate: Bearer",
+);
+/// A broken token gets 401 (HTTP with `--bearer` only).
+pub const AUTH_INVALID_TOKEN: Check = check(
+    "mcp-auth-invalid-token",
+    Level::Must,
+    "authorization §Token Handling (invalid tokens MUST receive 401); RFC 7519 §6 (alg none)",
+    "with --bearer: the initialize POST is answered 401 both with the token's signature changed and with the \
+     token re-encoded as alg none without a signature (a token that is not a JWT: one character changed)",
+);
 /// A required property left out is refused.
 pub const MISSING_REQUIRED: Check = check(
     "mcp-input-missing-required",
@@ -257,7 +288,7 @@ pub const ERROR_NO_LEAK: Check = check(
 );
 
 /// Every check of the profile, in report order.
-pub const ALL: [Check; 33] = [
+pub const ALL: [Check; 37] = [
     HANDSHAKE,
     VERSION_NEGOTIATION,
     TOOLS_LIST,
@@ -274,6 +305,10 @@ pub const ALL: [Check; 33] = [
     SURVIVES,
     ANSWERS_IN_TIME,
     CALL_PARAMS_INVALID,
+    HTTP_ERROR_STATUS,
+    HTTP_ORIGIN,
+    AUTH_REQUIRED,
+    AUTH_INVALID_TOKEN,
     MISSING_REQUIRED,
     WRONG_TYPE,
     STRING_FOR_NUMBER,

@@ -6,6 +6,7 @@
 //! are about what the server's own parser meets. Messages the server sends that answer nothing are kept, so
 //! an error with `id: null` can be tied to the garbage that caused it.
 
+use super::bearer::Bearer;
 use super::http::{Http, PostError};
 use crate::shell;
 use crate::subject::SubjectError;
@@ -132,6 +133,8 @@ struct Pipes {
 /// A Streamable HTTP endpoint: the messages of the responses read so far, not yet claimed.
 struct Posting {
     http: Http,
+    /// `Authorization: Bearer` on every POST (`--bearer`).
+    bearer: Option<Bearer>,
     queue: VecDeque<Value>,
     reached: bool,
 }
@@ -180,7 +183,7 @@ impl Transport for Pipes {
 #[async_trait]
 impl Transport for Posting {
     async fn send(&mut self, line: &str) -> Sent {
-        match self.http.post(line, None).await {
+        match self.http.post(line, self.bearer.as_ref().map(Bearer::text)).await {
             Ok(posted) => {
                 self.reached = true;
                 self.queue.extend(posted.messages);
@@ -270,13 +273,14 @@ impl Client {
         Ok(Client::over(Box::new(stdio), timeout))
     }
 
-    /// Speaks MCP over Streamable HTTP to `url` (nothing is sent until the first request).
+    /// Speaks MCP over Streamable HTTP to `url` (nothing is sent until the first request), with `bearer` as
+    /// `Authorization: Bearer` on every request when given.
     ///
     /// # Errors
     /// [`SubjectError::Spawn`] when `url` is not an `http://` URL.
-    pub fn connect(url: &str, timeout: Duration) -> Result<Client, SubjectError> {
+    pub fn connect(url: &str, timeout: Duration, bearer: Option<Bearer>) -> Result<Client, SubjectError> {
         let http = Http::new(url, timeout).map_err(|why| SubjectError::Spawn { command: url.to_owned(), why })?;
-        Ok(Client::over(Box::new(Posting { http, queue: VecDeque::new(), reached: true }), timeout))
+        Ok(Client::over(Box::new(Posting { http, bearer, queue: VecDeque::new(), reached: true }), timeout))
     }
 
     fn over(transport: Box<dyn Transport>, timeout: Duration) -> Client {

@@ -28,7 +28,7 @@ pub struct Posted {
     pub messages: Vec<Value>,
     /// The body as text, cut to 2 000 characters, when it held no JSON-RPC message.
     pub body: String,
-    /// The `WWW-Authenticate` header, when there is one.
+    /// The `WWW-Authenticate` header, when there is one (several fields joined with `, `).
     pub authenticate: Option<String>,
 }
 
@@ -111,6 +111,19 @@ impl Http {
     /// # Errors
     /// [`PostError`] when nothing came back: a timeout, a connection failure, a body too large.
     pub async fn post(&self, line: &str, bearer: Option<&str>) -> Result<Posted, PostError> {
+        self.post_with(line, bearer, &[]).await
+    }
+
+    /// [`Http::post`] with more headers (`callproof mcp`'s HTTP checks: an `Origin`).
+    ///
+    /// # Errors
+    /// As [`Http::post`].
+    pub async fn post_with(
+        &self,
+        line: &str,
+        bearer: Option<&str>,
+        headers: &[(&str, &str)],
+    ) -> Result<Posted, PostError> {
         let mut request = self
             .client
             .post(&self.url)
@@ -126,13 +139,19 @@ impl Http {
         if let Some(token) = bearer {
             request = request.bearer_auth(token);
         }
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
         let response = request.send().await.map_err(|error| self.failed(&error))?;
         let header = |name: &str| response.headers().get(name).and_then(|value| value.to_str().ok()).map(str::to_owned);
         if let Some(session) = header(SESSION_HEADER) {
             *self.session.lock().unwrap_or_else(PoisonError::into_inner) = Some(session);
         }
         let status = response.status().as_u16();
-        let authenticate = header("WWW-Authenticate");
+        // Every challenge: a server may send one WWW-Authenticate field per scheme (RFC 9110 §11.6.1).
+        let challenges: Vec<&str> =
+            response.headers().get_all("WWW-Authenticate").iter().filter_map(|value| value.to_str().ok()).collect();
+        let authenticate = (!challenges.is_empty()).then(|| challenges.join(", "));
         let stream = header("Content-Type").is_some_and(|kind| kind.starts_with("text/event-stream"));
         let (messages, body) = read_body(response, stream, self.limit).await.map_err(|error| match error {
             BodyError::TooLarge => PostError::TooLarge(self.limit),

@@ -1,9 +1,12 @@
-//! `callproof mcp`: the profile for any MCP server over stdio, without the conformance app. Start here.
+//! `callproof mcp`: the profile for any MCP server over stdio or Streamable HTTP, without the conformance app.
+//! Start here.
 //!
 //! | module | what it is |
 //! |---|---|
 //! | [`client`] | a raw JSON-RPC client over one transport (stdio or Streamable HTTP), a timeout on every wait |
 //! | [`http`] | Streamable HTTP, client side: a POST per message, JSON or SSE answers, the session header |
+//! | [`http_checks`] | the checks only HTTP has: error statuses, `Origin`, and with `--bearer` the 401s |
+//! | [`bearer`] | `--bearer`: the token, its broken copies for `mcp-auth-invalid-token`, its redaction |
 //! | [`checks`] | the profile's checks: id, level, the specification section each cites |
 //! | [`lint`] | the tool-list lint: names, schemas, annotations |
 //! | [`inputs`] | invalid inputs generated from a tool's own `inputSchema` |
@@ -19,9 +22,11 @@
 //! a downstream or a `_meta` of callproof's. docs/mcp.md (Part 2) is the contract. [`subject`] is the other
 //! way in (Part 1): the conformance app's scenarios, with the server as the executor under test.
 
+pub mod bearer;
 pub mod checks;
 pub mod client;
 pub mod http;
+pub mod http_checks;
 pub mod inputs;
 pub mod leak;
 pub mod lint;
@@ -32,6 +37,7 @@ pub mod subject;
 pub mod token;
 pub mod wire;
 
+pub use bearer::Bearer;
 pub use profile::{Calls, Options, Server, run};
 pub use remote::McpHttpFactory;
 pub use report::Report;

@@ -5,8 +5,10 @@
 //! `--call-all`) or the server annotates it `readOnlyHint: true`; every other tool is listed as skipped with
 //! the reason. After every hostile input the server must still answer `ping`.
 
+use super::bearer::Bearer;
 use super::checks::{self, Check};
 use super::client::{Answer, Client, Exchange};
+use super::http_checks;
 use super::inputs;
 use super::leak;
 use super::lint;
@@ -68,11 +70,11 @@ impl Server {
         }
     }
 
-    /// A client of the server: the process started, or the endpoint (nothing sent yet).
-    fn client(&self, timeout: Duration) -> Result<Client, SubjectError> {
+    /// A client of the server: the process started, or the endpoint (nothing sent yet) with `bearer`.
+    fn client(&self, timeout: Duration, bearer: Option<&Bearer>) -> Result<Client, SubjectError> {
         match self {
             Server::Command(command) => Client::start(command, timeout),
-            Server::Url(url) => Client::connect(url, timeout),
+            Server::Url(url) => Client::connect(url, timeout, bearer.cloned()),
         }
     }
 }
@@ -86,6 +88,8 @@ pub struct Options {
     pub calls: Calls,
     /// The bound on every request.
     pub timeout: Duration,
+    /// `Authorization: Bearer` on every HTTP request (`--bearer`); never with a command.
+    pub bearer: Option<Bearer>,
 }
 
 /// Runs the profile against `options.server`.
@@ -94,7 +98,7 @@ pub struct Options {
 /// [`SubjectError::Spawn`] when the server cannot be started at all (or the URL is not one); everything after
 /// that is a finding.
 pub async fn run(options: &Options) -> Result<Report, SubjectError> {
-    let client = options.server.client(options.timeout)?;
+    let client = options.server.client(options.timeout, options.bearer.as_ref())?;
     let mut run = Run { client, findings: Vec::new(), called: Vec::new(), skipped: Vec::new(), params_checked: false };
     let (protocol_version, server_info) = run.handshake().await;
     let tools = if protocol_version.is_some() { run.list().await } else { Vec::new() };
@@ -124,7 +128,16 @@ pub async fn run(options: &Options) -> Result<Report, SubjectError> {
     if protocol_version.is_some() {
         run.findings.extend(negotiation(options).await);
     }
+    let http = match &options.server {
+        Server::Command(_) => http_checks::over_stdio(),
+        Server::Url(url) => http_checks::over_http(url, options.bearer.as_ref(), options.timeout).await,
+    };
+    run.findings.extend(http.findings);
+    if let Some(bearer) = &options.bearer {
+        run.findings.iter_mut().for_each(|finding| bearer.redact_finding(finding));
+    }
     let mut report = Report::new(options.server.name().to_owned(), &run.findings);
+    http.not_judged.iter().for_each(|(check, why)| report.not_judged(check, why));
     report.transport = options.server.transport();
     report.protocol_version = protocol_version;
     report.server_info = server_info;
@@ -487,7 +500,7 @@ impl Run {
 /// session; a session is initialized once): the answer must name a version the server supports (lifecycle
 /// §Version Negotiation).
 async fn negotiation(options: &Options) -> Option<Finding> {
-    let mut client = options.server.client(options.timeout).ok()?;
+    let mut client = options.server.client(options.timeout, options.bearer.as_ref()).ok()?;
     let params = json!({
         "protocolVersion": "1900-01-01",
         "capabilities": {},

@@ -79,6 +79,9 @@ pub struct CheckResult {
     pub inconclusive: usize,
     /// The observations that failed it.
     pub failures: Vec<Finding>,
+    /// Why nothing judged it, when the profile knows (`SKIP` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
 }
 
 /// A tool the profile did not call, and why.
@@ -128,6 +131,14 @@ impl Report {
         }
     }
 
+    /// Says why `check` judged nothing; a check that did judge something keeps its status and no reason.
+    pub fn not_judged(&mut self, check: &str, why: &str) {
+        let skipped = self.checks.iter_mut().find(|result| result.id == check && result.status == Status::Skip);
+        if let Some(result) = skipped {
+            result.reason = Some(why.to_owned());
+        }
+    }
+
     /// Whether no MUST check failed.
     pub fn passed(&self) -> bool {
         self.checks.iter().all(|check| check.status != Status::Fail)
@@ -160,6 +171,9 @@ impl Report {
         out.push('\n');
         for check in &self.checks {
             let _ = writeln!(out, "{:<4}  {:<30} {:<6} {}", check.status.as_str(), check.id, check.level, check.cites);
+            if let Some(reason) = &check.reason {
+                let _ = writeln!(out, "      (not judged: {reason})");
+            }
             if check.inconclusive > 0 {
                 let _ = writeln!(
                     out,
@@ -219,6 +233,7 @@ fn judge(check: &Check, findings: &[Finding]) -> CheckResult {
         passed,
         inconclusive,
         failures,
+        reason: None,
     }
 }
 
@@ -270,6 +285,17 @@ mod tests {
         assert_eq!(status("mcp-tool-name"), Status::Skip);
         assert_eq!(report.exit_code(), 1);
         assert!(report.human().ends_with("FAIL: a MUST check failed\n"));
+    }
+
+    #[test]
+    fn a_skipped_check_says_why_and_a_judged_one_ignores_a_reason() {
+        let mut report = Report::new("server".into(), &[finding(checks::HANDSHAKE, true)]);
+        report.not_judged("mcp-handshake", "ignored");
+        report.not_judged("mcp-auth-required", "no --bearer");
+        let reason = |id: &str| report.checks.iter().find(|check| check.id == id).expect("check").reason.clone();
+        assert_eq!((reason("mcp-handshake"), reason("mcp-auth-required").as_deref()), (None, Some("no --bearer")));
+        assert!(report.human().contains("(not judged: no --bearer)"));
+        assert!(report.to_json().contains(r#""reason": "no --bearer""#));
     }
 
     #[test]

@@ -1,0 +1,327 @@
+//! The checks only Streamable HTTP has (docs/mcp.md, "Protocol errors and robustness"): a body the server cannot
+//! accept gets a 4xx (`mcp-http-error-status`), a foreign `Origin` gets 403 (`mcp-http-origin`), and with
+//! `--bearer` a request without a token gets 401 and a Bearer challenge (`mcp-auth-required`), one with a
+//! broken token 401 (`mcp-auth-invalid-token`).
+//!
+//! Rule enforced here: every probe is the `initialize` POST the server has just accepted, changed in one thing
+//! only (or, for the error statuses, a body on the session that POST opened), so a correct server has one right
+//! answer. When the server did not accept the unchanged POST, nothing is judged and the report says why, as it
+//! does for the auth checks without `--bearer` and for every check here over stdio. A finding describes the
+//! token, never quotes it.
+
+use super::bearer::Bearer;
+use super::checks::{self, Check};
+use super::http::{Http, PostError, Posted};
+use super::report::{self, Finding};
+use super::subject::initialize_params;
+use serde_json::{Value, json};
+use std::time::Duration;
+
+/// The `Origin` of `mcp-http-origin`: a web page no local server serves (`.invalid` never resolves, RFC 2606).
+pub const FOREIGN_ORIGIN: &str = "http://attacker.invalid";
+
+/// A body that is not JSON (the text of `mcp-parse-error`).
+const NOT_JSON: &str = r#"{"jsonrpc":"2.0","id":7,"method":"tools/list""#;
+
+/// JSON that is not a valid request: `method` is a number (the text of `mcp-invalid-request`).
+const NOT_A_REQUEST: &str = r#"{"jsonrpc":"2.0","id":8,"method":5}"#;
+
+/// Longest answer a finding keeps.
+const KEPT: usize = 4096;
+
+/// The checks of this module, in report order.
+const ALL: [Check; 4] = [checks::HTTP_ERROR_STATUS, checks::HTTP_ORIGIN, checks::AUTH_REQUIRED, checks::AUTH_INVALID_TOKEN];
+
+/// What the HTTP checks found, and the checks they could not judge with the reason.
+#[derive(Debug, Default)]
+pub struct Judged {
+    /// One finding per probe.
+    pub findings: Vec<Finding>,
+    /// A check id and why it judged nothing.
+    pub not_judged: Vec<(&'static str, String)>,
+}
+
+impl Judged {
+    fn skip(&mut self, checks: &[Check], why: &str) {
+        self.not_judged.extend(checks.iter().map(|check| (check.id, why.to_owned())));
+    }
+
+    fn found(&mut self, check: Check, (passed, why): (bool, String), request: String, answer: &Result<Posted, PostError>) {
+        let answer = Some(report::cut(&describe(answer), KEPT));
+        let request = Some(request);
+        self.findings.push(Finding { check: check.id, passed, inconclusive: false, tool: None, why, request, answer });
+    }
+}
+
+/// Over stdio: every HTTP check is listed as not judged.
+pub fn over_stdio() -> Judged {
+    let mut judged = Judged::default();
+    judged.skip(&ALL, "an HTTP-only check, and the server is spoken to over stdio (--url judges it)");
+    judged
+}
+
+/// Probes `url`: an `initialize` with `bearer` (the control), then the changed copies of it, every request
+/// bounded by `timeout`.
+pub async fn over_http(url: &str, bearer: Option<&Bearer>, timeout: Duration) -> Judged {
+    let mut judged = Judged::default();
+    let token = bearer.map(Bearer::text);
+    let with = if bearer.is_some() { "Authorization: Bearer <--bearer>" } else { "no Authorization" };
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": initialize_params()});
+    let initialize = initialize.to_string();
+    let session = match Http::new(url, timeout) {
+        Ok(http) => http,
+        Err(why) => {
+            judged.skip(&ALL, &why);
+            return judged;
+        }
+    };
+    let opened = session.post(&initialize, token).await;
+    if !answered_with_result(&opened) {
+        let hint = if bearer.is_none() { "; a server that needs a token gets one with --bearer" } else { "" };
+        let why = format!("the initialize POST ({with}) was not accepted: {}{hint}", describe(&opened));
+        judged.skip(&ALL, &why);
+        return judged;
+    }
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string();
+    let _ = session.post(&initialized, token).await;
+    for (body, what) in [(NOT_JSON, "a body that is not JSON"), (NOT_A_REQUEST, "a body that is not a valid request")] {
+        let posted = session.post(body, token).await;
+        let request = format!("POST {url} ({with}, on its session) {body}");
+        judged.found(checks::HTTP_ERROR_STATUS, error_status(what, &posted), request, &posted);
+    }
+    let posted = fresh(url, timeout, &initialize, token, &[("Origin", FOREIGN_ORIGIN)]).await;
+    let request = format!("POST {url} (Origin: {FOREIGN_ORIGIN}, {with}) {initialize}");
+    judged.found(checks::HTTP_ORIGIN, origin(&posted), request, &posted);
+    match bearer {
+        Some(bearer) => tokens(&mut judged, url, bearer, timeout, &initialize).await,
+        None => {
+            let why = "no --bearer: without a token the server accepts, a refused request proves nothing";
+            judged.skip(&[checks::AUTH_REQUIRED, checks::AUTH_INVALID_TOKEN], why);
+        }
+    }
+    judged
+}
+
+/// The auth probes: `initialize` without a token, then with each broken copy of `bearer`.
+async fn tokens(judged: &mut Judged, url: &str, bearer: &Bearer, timeout: Duration, initialize: &str) {
+    let posted = fresh(url, timeout, initialize, None, &[]).await;
+    let request = format!("POST {url} (no Authorization) {initialize}");
+    judged.found(checks::AUTH_REQUIRED, auth_required(&posted), request, &posted);
+    let what = if bearer.is_jwt() {
+        "the token with one character of its signature changed"
+    } else {
+        "the token (not a JWT) with one character near its middle changed"
+    };
+    let broken = [(bearer.tampered(), what), (bearer.unsigned(), "the token re-encoded with alg none and no signature")];
+    if broken.iter().all(|(token, _)| token.is_none()) {
+        judged.skip(&[checks::AUTH_INVALID_TOKEN], "the token is not a JWT and has no letter or digit to change");
+    }
+    for (broken, what) in broken {
+        let Some(broken) = broken else { continue };
+        let posted = fresh(url, timeout, initialize, Some(&broken), &[]).await;
+        let request = format!("POST {url} (Authorization: Bearer <{what}>) {initialize}");
+        judged.found(checks::AUTH_INVALID_TOKEN, invalid_token(what, &posted), request, &posted);
+    }
+}
+
+/// `line` POSTed by a client of its own, so no session header: an `initialize` needs none, and a server that
+/// checks the session before the token or the `Origin` still has one thing only to refuse.
+async fn fresh(
+    url: &str,
+    timeout: Duration,
+    line: &str,
+    token: Option<&str>,
+    headers: &[(&str, &str)],
+) -> Result<Posted, PostError> {
+    let http = Http::new(url, timeout).map_err(|why| PostError::Connection { url: url.to_owned(), why })?;
+    http.post_with(line, token, headers).await
+}
+
+/// Whether the POST was answered 2xx with a result (the control every probe is a changed copy of).
+fn answered_with_result(posted: &Result<Posted, PostError>) -> bool {
+    posted.as_ref().is_ok_and(|posted| posted.success() && has_result(posted))
+}
+
+fn has_result(posted: &Posted) -> bool {
+    posted.messages.iter().any(|message| message.get("result").is_some())
+}
+
+/// The first JSON-RPC error code among the answer's messages.
+fn error_code(posted: &Posted) -> Option<i64> {
+    posted.messages.iter().find_map(|message| message.get("error")?.get("code")?.as_i64())
+}
+
+/// A body the server cannot accept: a 4xx passes; a 2xx, a 5xx, anything else or no answer fails.
+fn error_status(what: &str, posted: &Result<Posted, PostError>) -> (bool, String) {
+    let posted = match posted {
+        Ok(posted) => posted,
+        Err(error) => return (false, format!("{what}: {error}, not a 4xx")),
+    };
+    let status = posted.status;
+    match status {
+        400..=499 => (true, format!("{what}: answered HTTP {status}")),
+        200..=299 => {
+            let inside = match error_code(posted) {
+                Some(code) => format!(" with error {code} in the body (refused in JSON-RPC, accepted in HTTP)"),
+                None if has_result(posted) => " with a result".to_owned(),
+                None => String::new(),
+            };
+            (false, format!("{what}: answered HTTP {status}{inside}, not a 4xx"))
+        }
+        500..=599 => (false, format!("{what}: answered HTTP {status}, a server error, not a 4xx refusal")),
+        _ => (false, format!("{what}: answered HTTP {status}, not a 4xx")),
+    }
+}
+
+/// A foreign `Origin`: 403 without a result passes; a result, whatever the status, means it was executed.
+fn origin(posted: &Result<Posted, PostError>) -> (bool, String) {
+    match posted {
+        Err(error) => (false, format!("{error}, not 403")),
+        Ok(posted) if has_result(posted) => (
+            false,
+            format!(
+                "answered HTTP {} with an initialize result: a request from a foreign web page is executed (DNS \
+                 rebinding)",
+                posted.status
+            ),
+        ),
+        Ok(posted) if posted.status == 403 => (true, "answered 403".to_owned()),
+        Ok(posted) => (false, format!("answered HTTP {}, not 403", posted.status)),
+    }
+}
+
+/// No `Authorization`: 401 with a Bearer challenge passes.
+fn auth_required(posted: &Result<Posted, PostError>) -> (bool, String) {
+    match posted {
+        Err(error) => (false, format!("{error}, not 401")),
+        Ok(posted) if has_result(posted) => {
+            (false, format!("answered HTTP {} with an initialize result: served without a token", posted.status))
+        }
+        Ok(posted) if posted.status != 401 => (false, format!("answered HTTP {}, not 401", posted.status)),
+        Ok(posted) => match posted.authenticate.as_deref() {
+            Some(challenges) if bearer_challenge(challenges) => {
+                (true, "answered 401 with a Bearer challenge".to_owned())
+            }
+            Some(challenges) => (false, format!("answered 401 with WWW-Authenticate: {challenges}, no Bearer challenge")),
+            None => (false, "answered 401 without a WWW-Authenticate header (RFC 6750 §3: a Bearer challenge)".to_owned()),
+        },
+    }
+}
+
+/// A broken token: 401 passes.
+fn invalid_token(what: &str, posted: &Result<Posted, PostError>) -> (bool, String) {
+    match posted {
+        Err(error) => (false, format!("{what}: {error}, not 401")),
+        Ok(posted) if has_result(posted) => {
+            (false, format!("{what}: accepted (HTTP {} with an initialize result)", posted.status))
+        }
+        Ok(posted) if posted.status == 401 => (true, format!("{what}: answered 401")),
+        Ok(posted) => (false, format!("{what}: answered HTTP {}, not 401", posted.status)),
+    }
+}
+
+/// Whether a `WWW-Authenticate` value holds a challenge of the Bearer scheme (RFC 9110 §11.6.1: schemes are
+/// case-insensitive; a challenge starts with its scheme, followed by a space or nothing, where an auth-param
+/// is followed by `=`).
+fn bearer_challenge(value: &str) -> bool {
+    value.split(',').any(|piece| {
+        let piece = piece.trim_start();
+        let scheme: String = piece.chars().take_while(|c| c.is_ascii_alphanumeric() || "-._~+/".contains(*c)).collect();
+        let rest = &piece[scheme.len()..];
+        scheme.eq_ignore_ascii_case("bearer") && (rest.is_empty() || rest.starts_with(' '))
+    })
+}
+
+/// What came back, for a report: the status, the challenge, the messages or the body.
+fn describe(posted: &Result<Posted, PostError>) -> String {
+    let posted = match posted {
+        Ok(posted) => posted,
+        Err(error) => return format!("({error})"),
+    };
+    let challenge =
+        posted.authenticate.as_ref().map(|value| format!(", WWW-Authenticate: {value}")).unwrap_or_default();
+    let body = if !posted.messages.is_empty() {
+        posted.messages.iter().map(Value::to_string).collect::<Vec<_>>().join(" ")
+    } else if posted.body.is_empty() {
+        "an empty body".to_owned()
+    } else {
+        posted.body.clone()
+    };
+    format!("(HTTP {}{challenge}) {body}", posted.status)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn posted(status: u16, messages: Vec<Value>, authenticate: Option<&str>) -> Result<Posted, PostError> {
+        let authenticate = authenticate.map(str::to_owned);
+        Ok(Posted { status, messages, body: String::new(), authenticate })
+    }
+
+    fn result() -> Vec<Value> {
+        vec![json!({"jsonrpc": "2.0", "id": 1, "result": {"protocolVersion": "2025-11-25"}})]
+    }
+
+    fn error(code: i64) -> Vec<Value> {
+        vec![json!({"jsonrpc": "2.0", "id": null, "error": {"code": code, "message": "m"}})]
+    }
+
+    #[test]
+    fn a_body_the_server_cannot_accept_passes_with_a_4xx_only() {
+        assert_eq!(error_status("x", &posted(400, error(-32700), None)), (true, "x: answered HTTP 400".to_owned()));
+        assert!(error_status("x", &posted(415, vec![], None)).0);
+        let (passed, why) = error_status("x", &posted(200, error(-32600), None));
+        assert!(!passed && why.contains("error -32600 in the body"), "{why}");
+        let (passed, why) = error_status("x", &posted(500, vec![], None));
+        assert!(!passed && why.contains("a server error"), "{why}");
+        let (passed, why) = error_status("x", &Err(PostError::Timeout(1000)));
+        assert!(!passed && why.contains("no answer within 1000 ms"), "{why}");
+        assert!(!error_status("x", &posted(302, vec![], None)).0);
+    }
+
+    #[test]
+    fn a_foreign_origin_passes_with_403_and_fails_when_executed_whatever_the_status() {
+        assert_eq!(origin(&posted(403, error(-32600), None)), (true, "answered 403".to_owned()));
+        let (passed, why) = origin(&posted(200, result(), None));
+        assert!(!passed && why.contains("executed"), "{why}");
+        assert!(!origin(&posted(403, result(), None)).0, "403 with a result was still executed");
+        assert_eq!(origin(&posted(400, vec![], None)), (false, "answered HTTP 400, not 403".to_owned()));
+    }
+
+    #[test]
+    fn no_token_passes_with_401_and_a_bearer_challenge_only() {
+        assert!(auth_required(&posted(401, vec![], Some("Bearer"))).0);
+        assert!(auth_required(&posted(401, vec![], Some(r#"Basic realm="a, b", bearer error="x""#))).0);
+        let (passed, why) = auth_required(&posted(401, vec![], None));
+        assert!(!passed && why.contains("without a WWW-Authenticate"), "{why}");
+        let (passed, why) = auth_required(&posted(401, vec![], Some(r#"Basic realm="Bearer""#)));
+        assert!(!passed && why.contains("no Bearer challenge"), "{why}");
+        let (passed, why) = auth_required(&posted(200, result(), None));
+        assert!(!passed && why.contains("served without a token"), "{why}");
+        assert!(!auth_required(&posted(403, vec![], Some("Bearer"))).0);
+    }
+
+    #[test]
+    fn a_broken_token_passes_with_401_only() {
+        assert_eq!(invalid_token("t", &posted(401, vec![], None)), (true, "t: answered 401".to_owned()));
+        let (passed, why) = invalid_token("t", &posted(200, result(), None));
+        assert!(!passed && why.contains("accepted"), "{why}");
+        assert_eq!(invalid_token("t", &posted(403, vec![], None)), (false, "t: answered HTTP 403, not 401".to_owned()));
+    }
+
+    #[test]
+    fn bearer_challenges_are_found_by_scheme_not_by_text() {
+        assert!(bearer_challenge("Bearer") && bearer_challenge("BEARER realm=\"mcp\"") && bearer_challenge("x, Bearer"));
+        assert!(!bearer_challenge("Bearerish") && !bearer_challenge("Basic bearer=\"1\"") && !bearer_challenge(""));
+    }
+
+    #[test]
+    fn over_stdio_every_http_check_is_not_judged_with_the_reason() {
+        let judged = over_stdio();
+        assert!(judged.findings.is_empty());
+        let ids: Vec<&str> = judged.not_judged.iter().map(|(id, _)| *id).collect();
+        assert_eq!(ids, ALL.map(|check| check.id));
+        assert!(judged.not_judged.iter().all(|(_, why)| why.contains("stdio")));
+    }
+}

@@ -8,11 +8,16 @@
 //! `Mcp-Session-Id` gets 400 on every request after `initialize`, and no check could pass), and reads both
 //! kinds of answer. Where Python 3 with the `mcp` package is missing the tests print a loud SKIPPED line and
 //! pass, unless `CALLPROOF_REQUIRE_SERVICES=1` (CI), where the skip is a failure.
+//!
+//! The HTTP-only checks (`mcp-http-error-status`, `mcp-http-origin`, `mcp-auth-required`,
+//! `mcp-auth-invalid-token`) bite both ways: the reference `callproof-executor --mcp-http`, given a token minted
+//! here, passes them and every other check; fixtures/mcp/lax_http_server.py (standard library only) fails each.
+//! The token given with `--bearer` never appears in what `callproof` prints, though the lax server echoes it.
 
 mod process_support;
 
-use process_support::{REQUIRE_VAR, repo, run_callproof};
-use serde_json::Value;
+use process_support::{REQUIRE_VAR, TempDir, executor_binary, repo, run_callproof};
+use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::net::{TcpListener, TcpStream};
@@ -26,24 +31,33 @@ struct HttpServer {
 }
 
 impl HttpServer {
-    /// Starts `fixtures/mcp/lax_server.py --http PORT` (with `--json` when `json`) and waits until the port
-    /// accepts connections (at most 20 s: a bound on the wait, not an assertion on time).
+    /// Starts `fixtures/mcp/lax_server.py --http PORT` (with `--json` when `json`).
     fn start(json: bool) -> HttpServer {
-        let port = TcpListener::bind("127.0.0.1:0").and_then(|listener| listener.local_addr()).expect("a port").port();
+        let port = free_port();
         let mut command = Command::new("python3");
         command.arg(repo().join("fixtures/mcp/lax_server.py")).args(["--http", &port.to_string()]);
         if json {
             command.arg("--json");
         }
-        let child = command.stdout(Stdio::null()).stderr(Stdio::null()).spawn().expect("python3 starts");
+        HttpServer::spawn(command, port)
+    }
+
+    /// Starts `command`, which serves `http://127.0.0.1:PORT/mcp`, and waits until the port accepts connections
+    /// (at most 20 s: a bound on the wait, not an assertion on time).
+    fn spawn(mut command: Command, port: u16) -> HttpServer {
+        let child = command.stdout(Stdio::null()).stderr(Stdio::null()).spawn().expect("the server starts");
         let server = HttpServer { child, url: format!("http://127.0.0.1:{port}/mcp") };
         let until = Instant::now() + Duration::from_secs(20);
         while TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(Instant::now() < until, "the SDK server did not listen on {port} within 20 s");
+            assert!(Instant::now() < until, "the server did not listen on {port} within 20 s");
             std::thread::sleep(Duration::from_millis(50));
         }
         server
     }
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0").and_then(|listener| listener.local_addr()).expect("a port").port()
 }
 
 impl Drop for HttpServer {
@@ -162,4 +176,106 @@ fn a_url_nothing_listens_on_is_a_failed_handshake_that_says_why() {
     let https = run_callproof(&["mcp", "--url", "https://example.invalid/mcp"]);
     assert_eq!(https.code, 3, "{}", https.stderr);
     assert!(https.stderr.contains("http://"), "{}", https.stderr);
+}
+
+/// The HTTP-only checks.
+const HTTP_CHECKS: [&str; 4] = ["mcp-http-error-status", "mcp-http-origin", "mcp-auth-required", "mcp-auth-invalid-token"];
+
+fn check<'a>(report: &'a Value, id: &str) -> &'a Value {
+    let checks = report["checks"].as_array().expect("checks");
+    checks.iter().find(|check| check["id"] == id).unwrap_or_else(|| panic!("no check {id}"))
+}
+
+/// An HS256 token for a `--mcp-http` server at `url` holding `key` (docs/mcp.md's claims), as a file.
+fn token_file(dir: &TempDir, key: &str, url: &str) -> (String, String) {
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).expect("a clock").as_secs();
+    let claims = json!({"iss": "callproof", "aud": url, "sub": "u_profile", "tenant_id": "t_profile", "exp": now + 600});
+    let token = callproof_harness::mcp::token::sign(key.as_bytes(), &claims);
+    let file = dir.join("token");
+    std::fs::write(&file, format!("{token}\n")).expect("write the token");
+    (token, file.display().to_string())
+}
+
+#[test]
+fn the_reference_over_http_with_its_token_passes_every_check_and_the_token_is_never_printed() {
+    let key = "profile-key-".repeat(4);
+    let port = free_port();
+    let mut command = Command::new(executor_binary());
+    command
+        .args(["--mcp-http", "--store", "memory"])
+        .env("CALLPROOF_MCP_URL", format!("http://127.0.0.1:{port}/mcp"))
+        .env("CALLPROOF_TOKEN_KEY", &key)
+        .env_remove("CALLPROOF_DOWNSTREAM_URL");
+    let server = HttpServer::spawn(command, port);
+    let dir = TempDir::new();
+    let (token, file) = token_file(&dir, &key, &server.url);
+    let ran = run_callproof(&["mcp", "--url", &server.url, "--bearer-file", &file, "--format", "json"]);
+    assert!(!ran.stdout.contains(&token) && !ran.stderr.contains(&token), "the token was printed");
+    let report = ran.report();
+    let status = statuses(&report);
+    let bad: Vec<_> = status.iter().filter(|(_, status)| *status == "FAIL" || *status == "WARN").collect();
+    assert!(bad.is_empty() && ran.code == 0, "{bad:?}: {report:#}");
+    for (id, passed) in HTTP_CHECKS.into_iter().zip([2, 1, 1, 2]) {
+        assert_eq!((status[id].as_str(), check(&report, id)["passed"].as_u64()), ("PASS", Some(passed)), "{id}");
+    }
+}
+
+#[test]
+fn a_lax_http_server_fails_every_http_check_and_without_a_bearer_the_auth_checks_say_why_they_skip() {
+    let port = free_port();
+    let mut command = Command::new("python3");
+    command.arg(repo().join("fixtures/mcp/lax_http_server.py")).arg(port.to_string());
+    let server = HttpServer::spawn(command, port);
+    let dir = TempDir::new();
+    // Any token will do: the server accepts all of them, and echoes the one it gets.
+    let (token, file) = token_file(&dir, "a key the server never sees", &server.url);
+    let ran = run_callproof(&["mcp", "--url", &server.url, "--bearer-file", &file, "--format", "json"]);
+    let signature = token.rsplit_once('.').expect("a JWT").1;
+    assert!(!ran.stdout.contains(signature) && !ran.stderr.contains(signature), "the token was printed");
+    assert!(ran.stdout.contains("<bearer>"), "the echoed token is redacted: {}", ran.stdout);
+    let report = ran.report();
+    assert_eq!(ran.code, 1, "{report:#}");
+    let status = statuses(&report);
+    let why = |id: &str| -> Vec<String> {
+        failures(&report, id).iter().map(|failure| failure["why"].as_str().expect("why").to_owned()).collect()
+    };
+    for id in HTTP_CHECKS {
+        assert_eq!(status[id], "FAIL", "{id}: {report:#}");
+    }
+    let statuses_why = why("mcp-http-error-status");
+    assert!(statuses_why[0].contains("not JSON: answered HTTP 500, a server error"), "{statuses_why:?}");
+    assert!(statuses_why[1].contains("answered HTTP 200 with error -32600 in the body"), "{statuses_why:?}");
+    assert!(why("mcp-http-origin")[0].contains("executed"), "{report:#}");
+    assert!(why("mcp-auth-required")[0].contains("served without a token"), "{report:#}");
+    let tokens = why("mcp-auth-invalid-token");
+    assert!(tokens.len() == 2 && tokens.iter().all(|why| why.contains("accepted")), "{tokens:?}");
+    assert!(tokens[1].contains("alg none"), "{tokens:?}");
+
+    let ran = run_callproof(&["mcp", "--url", &server.url]);
+    assert_eq!(ran.code, 1, "{}", ran.stdout);
+    for line in [
+        "FAIL  mcp-http-error-status",
+        "FAIL  mcp-http-origin",
+        "SKIP  mcp-auth-required",
+        "SKIP  mcp-auth-invalid-token",
+        "(not judged: no --bearer",
+    ] {
+        assert!(ran.stdout.contains(line), "{line}:\n{}", ran.stdout);
+    }
+}
+
+#[test]
+fn a_bearer_is_for_a_url_and_a_bad_one_is_a_usage_error_that_never_quotes_it() {
+    let secret = "s3cret-token-value";
+    let with_server = run_callproof(&["mcp", "--server", "python3 server.py", "--bearer", secret]);
+    assert_eq!(with_server.code, 2, "{with_server:?}");
+    assert!(with_server.stderr.contains("for --url") && !with_server.stderr.contains(secret), "{with_server:?}");
+    let missing = run_callproof(&["mcp", "--url", "http://127.0.0.1:9/mcp", "--bearer-file", "/no/such/token"]);
+    assert_eq!(missing.code, 2, "{missing:?}");
+    assert!(missing.stderr.contains("/no/such/token"), "{missing:?}");
+    let spaced = run_callproof(&["mcp", "--url", "http://127.0.0.1:9/mcp", "--bearer", "has space s3cret"]);
+    assert_eq!(spaced.code, 2, "{spaced:?}");
+    assert!(spaced.stderr.contains("cannot carry") && !spaced.stderr.contains("s3cret"), "{spaced:?}");
+    let both = run_callproof(&["mcp", "--url", "http://127.0.0.1:9/mcp", "--bearer", "a", "--bearer-file", "b"]);
+    assert_eq!(both.code, 2, "{both:?}");
 }

@@ -179,7 +179,8 @@ fn a_url_nothing_listens_on_is_a_failed_handshake_that_says_why() {
 }
 
 /// The HTTP-only checks.
-const HTTP_CHECKS: [&str; 4] = ["mcp-http-error-status", "mcp-http-origin", "mcp-auth-required", "mcp-auth-invalid-token"];
+const HTTP_CHECKS: [&str; 4] =
+    ["mcp-http-error-status", "mcp-http-origin", "mcp-auth-required", "mcp-auth-invalid-token"];
 
 fn check<'a>(report: &'a Value, id: &str) -> &'a Value {
     let checks = report["checks"].as_array().expect("checks");
@@ -189,7 +190,7 @@ fn check<'a>(report: &'a Value, id: &str) -> &'a Value {
 /// An HS256 token for a `--mcp-http` server at `url` holding `key` (docs/mcp.md's claims), as a file.
 fn token_file(dir: &TempDir, key: &str, url: &str) -> (String, String) {
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).expect("a clock").as_secs();
-    let claims = json!({"iss": "callproof", "aud": url, "sub": "u_profile", "tenant_id": "t_profile", "exp": now + 600});
+    let claims = json!({"iss": "callproof", "aud": url, "sub": "u", "tenant_id": "t", "iat": now, "exp": now + 600});
     let token = callproof_harness::mcp::token::sign(key.as_bytes(), &claims);
     let file = dir.join("token");
     std::fs::write(&file, format!("{token}\n")).expect("write the token");
@@ -218,6 +219,61 @@ fn the_reference_over_http_with_its_token_passes_every_check_and_the_token_is_ne
     for (id, passed) in HTTP_CHECKS.into_iter().zip([2, 1, 1, 2]) {
         assert_eq!((status[id].as_str(), check(&report, id)["passed"].as_u64()), ("PASS", Some(passed)), "{id}");
     }
+}
+
+/// `program ARGS` (from the repository root) serving the conformance app with a token verifier at a free port,
+/// as `conform --mcp-http` starts one; `None` (a loud SKIPPED line, a failure under CI) when `needs` is missing.
+fn token_server(program: &str, args: &[&str], key: &str, needs: &str, install: &str) -> Option<HttpServer> {
+    if !repo().join(needs).exists() {
+        assert!(std::env::var(REQUIRE_VAR).as_deref() != Ok("1"), "{needs} is missing and {REQUIRE_VAR}=1: {install}");
+        let _ = writeln!(std::io::stderr(), "SKIPPED: {needs} is missing ({install}; set {REQUIRE_VAR}=1 to fail)");
+        return None;
+    }
+    let port = free_port();
+    let mut command = Command::new(program);
+    command
+        .args(args)
+        .current_dir(repo())
+        .env("CALLPROOF_MCP_URL", format!("http://127.0.0.1:{port}/mcp"))
+        .env("CALLPROOF_TOKEN_KEY", key)
+        .env_remove("CALLPROOF_DOWNSTREAM_URL");
+    Some(HttpServer::spawn(command, port))
+}
+
+/// `callproof mcp --url --bearer-file` with a good token: the statuses of the HTTP checks, and the report.
+fn http_statuses(server: &HttpServer, key: &str) -> (Vec<String>, Value) {
+    let dir = TempDir::new();
+    let (_, file) = token_file(&dir, key, &server.url);
+    let ran = run_callproof(&["mcp", "--url", &server.url, "--bearer-file", &file, "--format", "json"]);
+    let report = ran.report();
+    let status = statuses(&report);
+    (HTTP_CHECKS.iter().map(|id| status[*id].clone()).collect(), report)
+}
+
+#[test]
+fn the_python_sdk_server_with_its_token_verifier_passes_the_http_checks() {
+    let key = "sdk-key-".repeat(6);
+    let install = "scripts/test installs it";
+    let server = "examples/mcp-python/server.py";
+    let python = "target/mcp-python-venv/bin/python";
+    let Some(server) = token_server(&format!("./{python}"), &[server, "--http"], &key, python, install) else {
+        return;
+    };
+    let (status, report) = http_statuses(&server, &key);
+    assert_eq!(status, ["PASS"; 4], "{report:#}");
+}
+
+#[test]
+fn the_typescript_sdk_server_executes_a_request_from_a_foreign_origin_and_passes_the_auth_checks() {
+    let key = "sdk-key-".repeat(6);
+    let script = "examples/mcp-typescript/dist/server.js";
+    let Some(server) = token_server("node", &[script, "--http"], &key, script, "scripts/test builds it") else {
+        return;
+    };
+    let (status, report) = http_statuses(&server, &key);
+    assert_eq!(status, ["PASS", "FAIL", "PASS", "PASS"], "{report:#}");
+    let origin = &failures(&report, "mcp-http-origin")[0];
+    assert!(origin["why"].as_str().expect("why").contains("executed"), "{origin:#}");
 }
 
 #[test]

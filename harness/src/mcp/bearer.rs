@@ -122,9 +122,7 @@ fn change_one(part: &str) -> Option<String> {
     let last = chars.len().checked_sub(1)?;
     let candidates = if last == 0 { 0..=0 } else { 0..=last - 1 };
     let middle = last / 2;
-    let at = candidates
-        .filter(|&at| chars[at].is_ascii_alphanumeric())
-        .min_by_key(|&at| (at.abs_diff(middle), at))?;
+    let at = candidates.filter(|&at| chars[at].is_ascii_alphanumeric()).min_by_key(|&at| (at.abs_diff(middle), at))?;
     let next = |c: char, first: u8, count: u8| char::from(first + (c as u8 - first + 1) % count);
     let mut changed = chars;
     changed[at] = match changed[at] {

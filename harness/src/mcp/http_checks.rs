@@ -30,7 +30,8 @@ const NOT_A_REQUEST: &str = r#"{"jsonrpc":"2.0","id":8,"method":5}"#;
 const KEPT: usize = 4096;
 
 /// The checks of this module, in report order.
-const ALL: [Check; 4] = [checks::HTTP_ERROR_STATUS, checks::HTTP_ORIGIN, checks::AUTH_REQUIRED, checks::AUTH_INVALID_TOKEN];
+const ALL: [Check; 4] =
+    [checks::HTTP_ERROR_STATUS, checks::HTTP_ORIGIN, checks::AUTH_REQUIRED, checks::AUTH_INVALID_TOKEN];
 
 /// What the HTTP checks found, and the checks they could not judge with the reason.
 #[derive(Debug, Default)]
@@ -46,7 +47,13 @@ impl Judged {
         self.not_judged.extend(checks.iter().map(|check| (check.id, why.to_owned())));
     }
 
-    fn found(&mut self, check: Check, (passed, why): (bool, String), request: String, answer: &Result<Posted, PostError>) {
+    fn found(
+        &mut self,
+        check: Check,
+        (passed, why): (bool, String),
+        request: String,
+        answer: &Result<Posted, PostError>,
+    ) {
         let answer = Some(report::cut(&describe(answer), KEPT));
         let request = Some(request);
         self.findings.push(Finding { check: check.id, passed, inconclusive: false, tool: None, why, request, answer });
@@ -112,7 +119,8 @@ async fn tokens(judged: &mut Judged, url: &str, bearer: &Bearer, timeout: Durati
     } else {
         "the token (not a JWT) with one character near its middle changed"
     };
-    let broken = [(bearer.tampered(), what), (bearer.unsigned(), "the token re-encoded with alg none and no signature")];
+    let broken =
+        [(bearer.tampered(), what), (bearer.unsigned(), "the token re-encoded with alg none and no signature")];
     if broken.iter().all(|(token, _)| token.is_none()) {
         judged.skip(&[checks::AUTH_INVALID_TOKEN], "the token is not a JWT and has no letter or digit to change");
     }
@@ -202,8 +210,12 @@ fn auth_required(posted: &Result<Posted, PostError>) -> (bool, String) {
             Some(challenges) if bearer_challenge(challenges) => {
                 (true, "answered 401 with a Bearer challenge".to_owned())
             }
-            Some(challenges) => (false, format!("answered 401 with WWW-Authenticate: {challenges}, no Bearer challenge")),
-            None => (false, "answered 401 without a WWW-Authenticate header (RFC 6750 §3: a Bearer challenge)".to_owned()),
+            Some(challenges) => {
+                (false, format!("answered 401 with WWW-Authenticate: {challenges}, no Bearer challenge"))
+            }
+            None => {
+                (false, "answered 401 without a WWW-Authenticate header (RFC 6750 §3: a Bearer challenge)".to_owned())
+            }
         },
     }
 }
@@ -312,7 +324,9 @@ mod tests {
 
     #[test]
     fn bearer_challenges_are_found_by_scheme_not_by_text() {
-        assert!(bearer_challenge("Bearer") && bearer_challenge("BEARER realm=\"mcp\"") && bearer_challenge("x, Bearer"));
+        assert!(
+            bearer_challenge("Bearer") && bearer_challenge("BEARER realm=\"mcp\"") && bearer_challenge("x, Bearer")
+        );
         assert!(!bearer_challenge("Bearerish") && !bearer_challenge("Basic bearer=\"1\"") && !bearer_challenge(""));
     }
 

@@ -28,9 +28,9 @@ pub(crate) struct Args {
     /// message; http:// only).
     #[arg(long, value_name = "URL")]
     url: Option<String>,
-    /// With --url: sent as `Authorization: Bearer TOKEN` on every request, and enables the checks
-    /// mcp-auth-required and mcp-auth-invalid-token. Visible in the process list: prefer --bearer-file.
-    /// Never printed in the report.
+    /// With --url: sent as `Authorization: Bearer TOKEN` on every request. Says the server requires a token, so
+    /// the checks mcp-auth-required and mcp-auth-invalid-token are judged. Visible in the process list: prefer
+    /// --bearer-file. Never printed in the report.
     #[arg(long, value_name = "TOKEN", conflicts_with = "bearer_file")]
     bearer: Option<String>,
     /// With --url: the bearer token read from FILE (its final line break dropped).

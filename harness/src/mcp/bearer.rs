@@ -6,7 +6,6 @@
 //! finding carries, because a server may echo what it was sent. A broken copy is broken for certain: a
 //! character is changed where it carries data (never a base64 padding bit), so no correct server accepts it.
 
-use super::report::Finding;
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde_json::Value;
@@ -89,16 +88,6 @@ impl Bearer {
         }
         secrets.sort_by_key(|secret| std::cmp::Reverse(secret.len()));
         secrets.into_iter().fold(text.to_owned(), |text, secret| text.replace(&secret, REDACTED))
-    }
-}
-
-impl Bearer {
-    /// A finding with the token, its copies and its signature redacted from every text it carries.
-    pub(crate) fn redact_finding(&self, finding: &mut Finding) {
-        finding.why = self.redact(&finding.why);
-        for text in [&mut finding.request, &mut finding.answer].into_iter().flatten() {
-            *text = self.redact(text);
-        }
     }
 }
 

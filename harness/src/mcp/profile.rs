@@ -133,11 +133,11 @@ pub async fn run(options: &Options) -> Result<Report, SubjectError> {
         Server::Url(url) => http_checks::over_http(url, options.bearer.as_ref(), options.timeout).await,
     };
     run.findings.extend(http.findings);
-    if let Some(bearer) = &options.bearer {
-        run.findings.iter_mut().for_each(|finding| bearer.redact_finding(finding));
-    }
     let mut report = Report::new(options.server.name().to_owned(), &run.findings);
     http.not_judged.iter().for_each(|(check, why)| report.not_judged(check, why));
+    if let Some(bearer) = &options.bearer {
+        report.redact(|text| bearer.redact(text));
+    }
     report.transport = options.server.transport();
     report.protocol_version = protocol_version;
     report.server_info = server_info;

@@ -139,6 +139,22 @@ impl Report {
         }
     }
 
+    /// Passes every text a server's answer can reach (each failure's why, request and answer, each reason)
+    /// through `redact`: `--bearer`'s token never reaches stdout, however a server echoes it.
+    pub fn redact(&mut self, redact: impl Fn(&str) -> String) {
+        for check in &mut self.checks {
+            for failure in &mut check.failures {
+                failure.why = redact(&failure.why);
+                for text in [&mut failure.request, &mut failure.answer].into_iter().flatten() {
+                    *text = redact(text);
+                }
+            }
+            if let Some(reason) = &mut check.reason {
+                *reason = redact(reason);
+            }
+        }
+    }
+
     /// Whether no MUST check failed.
     pub fn passed(&self) -> bool {
         self.checks.iter().all(|check| check.status != Status::Fail)
@@ -296,6 +312,18 @@ mod tests {
         assert_eq!((reason("mcp-handshake"), reason("mcp-auth-required").as_deref()), (None, Some("no --bearer")));
         assert!(report.human().contains("(not judged: no --bearer)"));
         assert!(report.to_json().contains(r#""reason": "no --bearer""#));
+    }
+
+    #[test]
+    fn redaction_reaches_every_failure_text_and_every_reason() {
+        let mut failed = finding(checks::UNKNOWN_TOOL, false);
+        (failed.why, failed.request, failed.answer) =
+            ("w s3cr3t".into(), Some("r s3cr3t".into()), Some("s3cr3t".into()));
+        let mut report = Report::new("server".into(), &[failed]);
+        report.not_judged("mcp-auth-required", "answered 401: bad s3cr3t");
+        report.redact(|text| text.replace("s3cr3t", "<bearer>"));
+        let json = report.to_json();
+        assert!(!json.contains("s3cr3t") && json.matches("<bearer>").count() == 4, "{json}");
     }
 
     #[test]

@@ -352,6 +352,25 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn extra_headers_are_sent_and_every_www_authenticate_field_is_kept() {
+        use wiremock::matchers::{header, method};
+        use wiremock::{Mock, MockServer, ResponseTemplate};
+        let server = MockServer::builder().start().await;
+        let refused = ResponseTemplate::new(401)
+            .append_header("WWW-Authenticate", "Basic realm=\"x\"")
+            .append_header("WWW-Authenticate", "Bearer");
+        Mock::given(method("POST"))
+            .and(header("Origin", "http://o.invalid"))
+            .respond_with(refused)
+            .mount(&server)
+            .await;
+        let http = Http::new(&server.uri(), Duration::from_secs(5)).expect("a client");
+        let posted = http.post_with("{}", None, &[("Origin", "http://o.invalid")]).await.expect("posted");
+        assert_eq!((posted.status, posted.authenticate.as_deref()), (401, Some("Basic realm=\"x\", Bearer")));
+        tokio::task::yield_now().await;
+    }
+
+    #[tokio::test]
     async fn a_refused_connection_says_so() {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a port");
         let port = listener.local_addr().expect("an address").port();

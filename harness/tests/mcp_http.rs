@@ -286,8 +286,10 @@ fn a_lax_http_server_fails_every_http_check_and_without_a_bearer_the_auth_checks
     // Any token will do: the server accepts all of them, and echoes the one it gets.
     let (token, file) = token_file(&dir, "a key the server never sees", &server.url);
     let ran = run_callproof(&["mcp", "--url", &server.url, "--bearer-file", &file, "--format", "json"]);
-    let signature = token.rsplit_once('.').expect("a JWT").1;
-    assert!(!ran.stdout.contains(signature) && !ran.stderr.contains(signature), "the token was printed");
+    // Neither the token nor its claims or its signature alone (the server's message quotes them).
+    for part in token.split('.').skip(1) {
+        assert!(!ran.stdout.contains(part) && !ran.stderr.contains(part), "the token was printed: {}", ran.stdout);
+    }
     assert!(ran.stdout.contains("<bearer>"), "the echoed token is redacted: {}", ran.stdout);
     let report = ran.report();
     assert_eq!(ran.code, 1, "{report:#}");

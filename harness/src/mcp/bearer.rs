@@ -75,16 +75,18 @@ impl Bearer {
         Some(format!("{}.{claims}.", URL_SAFE_NO_PAD.encode(Value::Object(header).to_string())))
     }
 
-    /// `text` with the token, its broken copies and (a JWT) its signature replaced by [`REDACTED`].
+    /// `text` with the token, its broken copies and (a JWT) its signing input, its claims and its signature
+    /// each replaced by [`REDACTED`]; the header alone is no secret (every HS256 token shares it) and is kept.
     pub fn redact(&self, text: &str) -> String {
         let mut secrets: Vec<String> = vec![self.0.clone()];
         secrets.extend(self.tampered());
         secrets.extend(self.unsigned());
         if self.is_jwt()
-            && let Some((_, signature)) = self.0.rsplit_once('.')
-            && signature.len() >= 16
+            && let Some((input, signature)) = self.0.rsplit_once('.')
         {
-            secrets.push(signature.to_owned());
+            // The parts a server's message may quote alone: the signing input, the claims, the signature.
+            let claims = input.split_once('.').map_or("", |(_, claims)| claims);
+            secrets.extend([input, claims, signature].into_iter().filter(|part| part.len() >= 16).map(str::to_owned));
         }
         secrets.sort_by_key(|secret| std::cmp::Reverse(secret.len()));
         secrets.into_iter().fold(text.to_owned(), |text, secret| text.replace(&secret, REDACTED))
@@ -188,16 +190,22 @@ mod tests {
 
     #[test]
     fn redaction_removes_the_token_its_copies_and_its_signature_wherever_they_are_echoed() {
-        let token = jwt(&json!({"alg": "HS256"}), &json!({"sub": "u"}), &[42_u8; 32]);
+        let token = jwt(&json!({"alg": "HS256"}), &json!({"sub": "u_alice", "tenant_id": "t_acme"}), &[42_u8; 32]);
         let bearer = Bearer::new(&token).expect("a token");
         let signature = token.rsplit_once('.').expect("parts").1;
+        let (input, _) = token.rsplit_once('.').expect("parts");
+        let (header, claims) = input.split_once('.').expect("parts");
         let text = format!(
-            "got {token}; then {}; then {}; sig {signature}",
+            "got {token}; then {}; then {}; sig {signature}; quoted {input}.; claims {claims}",
             bearer.tampered().expect("t"),
             bearer.unsigned().expect("u")
         );
         let redacted = bearer.redact(&text);
-        assert_eq!(redacted, "got <bearer>; then <bearer>; then <bearer>; sig <bearer>");
+        assert_eq!(
+            redacted,
+            "got <bearer>; then <bearer>; then <bearer>; sig <bearer>; quoted <bearer>.; claims <bearer>"
+        );
+        assert_eq!(bearer.redact(header), header, "the header alone is kept");
         assert_eq!(Bearer::new("opaque-1").expect("t").redact("x opaque-1 y"), "x <bearer> y");
     }
 }

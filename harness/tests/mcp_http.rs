@@ -127,6 +127,11 @@ fn assert_the_sdks_mistakes_are_found(report: &Value) {
         ("mcp-input-duplicate-key", "WARN"),
         ("mcp-input-integral-float", "WARN"),
         ("mcp-parse-error", "WARN"),
+        // FastMCP on 127.0.0.1 turns its DNS rebinding protection on: a foreign Origin gets 403.
+        ("mcp-http-error-status", "PASS"),
+        ("mcp-http-origin", "PASS"),
+        ("mcp-auth-required", "SKIP"),
+        ("mcp-auth-invalid-token", "SKIP"),
     ] {
         assert_eq!(status[id], expected, "{id}: {report:#}");
     }

@@ -140,8 +140,8 @@ pub const HTTP_ERROR_STATUS: Check = check(
     "mcp-http-error-status",
     Level::Must,
     "transports §Sending Messages to the Server, item 4 (input the server cannot accept: an HTTP error status)",
-    "a POST whose body is not JSON, and one whose body is not a valid request (\"method\":5), are each answered \
-     with a 4xx status, not 2xx, 5xx or silence",
+    "a POST whose body is not JSON, and one whose body is not a valid request (\"method\":5), are each refused: \
+     a 4xx status, or a 2xx carrying only a JSON-RPC error; never a result, a 5xx or silence",
 );
 /// A foreign `Origin` gets 403 and nothing is executed (HTTP only).
 pub const HTTP_ORIGIN: Check = check(

@@ -23,7 +23,7 @@ use callproof_harness::process::ProcessOptions;
 use callproof_harness::scenario::Scenario;
 use callproof_harness::subject::SubjectFactory;
 use futures::StreamExt;
-use process_support::{Postgres, TempDir, executor_binary, repo};
+use process_support::{Postgres, TempDir, executor_binary, repo, run_callproof};
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -205,4 +205,26 @@ async fn every_mutant_over_mcp_trips_its_checks_and_the_reference_only_what_the_
         .await;
     assert!(missed.is_empty(), "mutants that slipped through over MCP:\n{}", missed.join("\n"));
     eprintln!("TOOK {:?}", started.elapsed());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn conform_mcp_cuts_the_store_given_by_store_address() {
+    let Some(postgres) = Postgres::open("conform --mcp --store-address").await else { return };
+    let server = format!("'{}' --mcp {}", executor_binary().display(), postgres.store_args());
+    let address = postgres.address();
+    // The scenario passes only if the store was cut: its first call must be refused with store_failed.
+    let args = ["conform", "internal/store_outage", "--mcp", &server, "--store-address", &address, "--format", "json"];
+    let reference = run_callproof(&args);
+    assert_eq!(reference.code, 0, "{}\n{}", reference.stdout, reference.stderr);
+    assert_eq!(reference.report()["scenarios"][0]["status"], "pass", "judged, not skipped: {}", reference.stdout);
+    let url = run_callproof(&[
+        "conform",
+        "--mcp-url",
+        "http://127.0.0.1:1/mcp",
+        "--mcp-token-key-file",
+        "key",
+        "--store-address",
+        &address,
+    ]);
+    assert_eq!(url.code, 2, "a server the harness did not start has no relay: {}", url.stderr);
 }

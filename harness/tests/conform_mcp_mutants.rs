@@ -30,7 +30,7 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 /// The two MCP transports of the reference server.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Transport {
     /// `--mcp`: stdio, the trusted context in `_meta`.
     Stdio,
@@ -166,8 +166,8 @@ async fn reference(transport: Transport, runs: &[(Transport, &Mutant)], stores: 
     let mut groups: std::collections::BTreeMap<(String, Option<String>), BTreeSet<&str>> = Default::default();
     for (_, mutant) in runs.iter().filter(|(over, _)| *over == transport) {
         let (store, address) = stores.of(mutant);
-        // The reference's store is durable wherever a mutant's is memory: it declares it, so crash scenarios
-        // are judged.
+        // SQLite where the mutant has memory: the reference then declares a durable store, and a crash
+        // scenario is judged instead of expected to fail.
         let store = if address.is_some() { store } else { stores.sqlite.clone() };
         groups.entry((store, address)).or_default().extend(mutant.process.scenarios.iter().copied());
     }
@@ -192,6 +192,8 @@ async fn every_mutant_over_mcp_trips_its_checks_and_the_reference_only_what_the_
     let postgres = Postgres::open("conform_mcp_mutants store_outage mutants").await;
     let outage = postgres.as_ref().map(|postgres| (postgres.store_args(), postgres.address()));
     let stores = Stores { sqlite, outage };
+    let unknown: Vec<&&str> = OVER_HTTP.iter().filter(|name| mutants::by_name(name).is_none()).collect();
+    assert!(unknown.is_empty(), "OVER_HTTP names no mutant: {unknown:?}");
     let runs: Vec<(Transport, &Mutant)> = mutants::ALL
         .iter()
         .filter(|mutant| !mutant.process.store_outage || stores.outage.is_some())

@@ -61,7 +61,8 @@ fn check_token(bytes: &[u8]) {
 
 fuzz_target!(|bytes: &[u8]| {
     check_token(bytes);
-    check(bytes, answer(bytes, false, Trust::Stdio), None);
+    check(bytes, answer(bytes, &[], Trust::Stdio), None);
     let token = AuthContext::new("u_token", "t_token", &["orders:read"]);
-    check(bytes, answer(bytes, true, Trust::Token(Box::new(token.clone()))), Some(&token));
+    let durable = ["durable_store".to_owned()];
+    check(bytes, answer(bytes, &durable, Trust::Token(Box::new(token.clone()))), Some(&token));
 });

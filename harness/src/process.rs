@@ -269,6 +269,11 @@ pub(crate) trait Running: Send + Sync + Sized + 'static {
 
     /// Its process handles (to kill, stop or signal it).
     fn handles(&self) -> &Handles;
+
+    /// Ends it at the end of a scenario: by closing its stdin, waiting up to `grace`, then killing it.
+    async fn stop(&self, grace: Duration) {
+        self.handles().stop(grace).await;
+    }
 }
 
 /// One scenario's executor: the current process, replaced on restart with the same command and start (so the
@@ -325,7 +330,7 @@ impl<R: Running> Subject for Restartable<R> {
 
     async fn stop(&self) {
         let current = self.current.lock().await.clone();
-        current.handles().stop(self.options.stop_grace).await;
+        current.stop(self.options.stop_grace).await;
     }
 }
 
@@ -417,6 +422,14 @@ impl Handles {
         let (Ok(None), Some(pid)) = (child.try_wait(), child.id()) else { return false };
         let sent = Command::new("kill").args(["-s", signal, &pid.to_string()]).stdin(Stdio::null()).status().await;
         sent.is_ok_and(|status| status.success())
+    }
+
+    /// Closes stdin and sends SIGTERM (for a server that does not read its stdin: a process spoken to over
+    /// HTTP), waits up to `grace` for the exit, then kills.
+    pub(crate) async fn terminate(&self, grace: Duration) {
+        drop(self.stdin.lock().await.take());
+        self.signal("TERM").await;
+        self.stop(grace).await;
     }
 
     /// Closes stdin, waits up to `grace` for the exit, then kills.

@@ -3,11 +3,11 @@
 //!
 //! Rule enforced here: the reference `callproof-executor --mcp` passes a subset of every kind of scenario
 //! (idempotency, auth, decode, a burst, a crash over a durable store) with no failure, and the malformed
-//! corpus too, where texts that are not JSON can only be refused with -32700 (judged as refusals); a
-//! mutant over MCP fails the checks it is meant to; and the official Python SDK server's mistakes (duplicate
-//! keys and `"100"` accepted and executed, a malformed line dropped, an unknown tool answered without an
-//! envelope) are seen. The SDK server is skipped with a loud SKIPPED line when its venv is missing, as in
-//! mcp_sdk_servers.rs.
+//! corpus too, where texts that are not JSON can only be refused with -32700 (judged as refusals); and the
+//! official Python SDK server's mistakes (duplicate keys and `"100"` accepted and executed, a malformed line
+//! dropped, an unknown tool answered without an envelope) are seen. The SDK server is skipped with a loud
+//! SKIPPED line when its venv is missing, as in mcp_sdk_servers.rs. Every mutant over MCP is caught in
+//! conform_mcp_mutants.rs.
 
 mod process_support;
 
@@ -124,20 +124,6 @@ fn mcp_and_executor_are_one_or_the_other() {
     assert_eq!(neither.code, 2, "{}", neither.stderr);
     let missing = run_callproof(&["conform", "--mcp", "./no/such/server"]);
     assert_eq!(missing.code, 3, "{}", missing.stderr);
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn mutants_over_mcp_fail_the_checks_they_are_meant_to() {
-    for (mutant, scenario, meant) in [
-        ("key-from-call-id", "idempotency/duplicate_refund_after_lost_response", ["same-key", "single-effect"]),
-        ("coercing-decoder", "decode/string_for_integer", ["expectations", "malformed-input-refused"]),
-    ] {
-        let report = run(&reference_mcp(&format!("--store memory --mutant {mutant}")), &[scenario]).await;
-        let failed = failed(&report);
-        for check in meant {
-            assert!(failed.contains(&format!("{scenario} {check}")), "{mutant} slipped past {check}: {failed:?}");
-        }
-    }
 }
 
 /// Whether the Python SDK server's venv exists; a loud SKIPPED line when not (a failure under CI).

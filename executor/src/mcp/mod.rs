@@ -57,9 +57,10 @@ impl Answer {
 #[derive(Debug)]
 pub(crate) struct Refusal(pub(crate) i64, pub(crate) String);
 
-/// The answer to one JSON-RPC message (one stdio line, one HTTP body); `durable` says whether the store
-/// survives the process (declared in `initialize`). Never panics, whatever the bytes.
-pub fn answer(message: &[u8], durable: bool, trust: Trust) -> Answer {
+/// The answer to one JSON-RPC message (one stdio line, one HTTP body); `features` are the conformance app's
+/// features the server has (`durable_store`, `store_outage`; declared in `initialize`). Never panics, whatever
+/// the bytes.
+pub fn answer(message: &[u8], features: &[String], trust: Trust) -> Answer {
     let Ok(text) = std::str::from_utf8(message) else {
         return Answer::Now(refusal(&Value::Null, PARSE_ERROR, "Parse error: not UTF-8"));
     };
@@ -84,7 +85,7 @@ pub fn answer(message: &[u8], durable: bool, trust: Trust) -> Answer {
     };
     let Some(id) = id else { return Answer::Nothing };
     let result = match method {
-        "initialize" => return Answer::Initialize(success(&id, initialize(members.get("params"), durable))),
+        "initialize" => return Answer::Initialize(success(&id, initialize(members.get("params"), features))),
         "ping" => Ok(json!({})),
         "tools/list" => Ok(json!({"tools": tool_list()})),
         "tools/call" => match call::call(text, &parsed, &id, trust) {
@@ -109,16 +110,17 @@ pub fn refusal(id: &Value, code: i64, message: &str) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
 }
 
-/// The `initialize` result; a durable store is declared as docs/mcp.md says (`experimental`), so crash
-/// scenarios are judged rather than expected to fail.
-fn initialize(params: Option<&Value>, durable: bool) -> Value {
+/// The `initialize` result; the features are declared as docs/mcp.md says (`experimental`), so crash scenarios
+/// are judged rather than expected to fail (`durable_store`), and a store the harness relays can be cut off
+/// (`store_outage`).
+fn initialize(params: Option<&Value>, features: &[String]) -> Value {
     let asked = params.and_then(|params| params.get("protocolVersion")).and_then(Value::as_str);
     let version = asked.filter(|asked| VERSIONS.contains(asked)).unwrap_or(VERSIONS[0]);
     json!({
         "protocolVersion": version,
         "capabilities": {
             "tools": {"listChanged": false},
-            "experimental": {"io.callproof/conformance-app": {"features": if durable { vec!["durable_store"] } else { vec![] }}},
+            "experimental": {"io.callproof/conformance-app": {"features": features}},
         },
         "serverInfo": {"name": "callproof-executor", "version": env!("CARGO_PKG_VERSION")},
         "instructions": "The callproof conformance app; each result's structuredContent is a callproof envelope.",

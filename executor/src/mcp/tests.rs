@@ -3,11 +3,11 @@ use crate::request::Arguments;
 use crate::request::ToolCall;
 
 fn code(line: &str) -> Option<i64> {
-    answer(line.as_bytes(), false, Trust::Stdio).error_code()
+    answer(line.as_bytes(), &[], Trust::Stdio).error_code()
 }
 
 fn execute(line: &str, trust: Trust) -> Call {
-    match answer(line.as_bytes(), false, trust) {
+    match answer(line.as_bytes(), &[], trust) {
         Answer::Execute(call) => *call,
         other => panic!("not a call: {other:?}"),
     }
@@ -16,7 +16,7 @@ fn execute(line: &str, trust: Trust) -> Call {
 #[test]
 fn protocol_errors_get_their_json_rpc_codes() {
     assert_eq!(code(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list""#), Some(-32700));
-    assert_eq!(answer(b"\xff", false, Trust::Stdio).error_code(), Some(-32700));
+    assert_eq!(answer(b"\xff", &[], Trust::Stdio).error_code(), Some(-32700));
     assert_eq!(code(r#"{"jsonrpc":"2.0","id":1,"method":5}"#), Some(-32600));
     assert_eq!(code(r#"[1]"#), Some(-32600));
     assert_eq!(code(r#"{"jsonrpc":"2.0","id":1,"method":"nope"}"#), Some(-32601));
@@ -28,12 +28,15 @@ fn protocol_errors_get_their_json_rpc_codes() {
     let call = execute(null, Trust::Stdio);
     assert_eq!((call.request.call.arguments, call.refused.is_some()), (Arguments::Raw("null".to_owned()), true));
     let notification = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
-    assert!(matches!(answer(notification.as_bytes(), false, Trust::Stdio), Answer::Nothing));
+    assert!(matches!(answer(notification.as_bytes(), &[], Trust::Stdio), Answer::Nothing));
     let initialize = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}"#;
-    let Answer::Initialize(message) = answer(initialize.as_bytes(), true, Trust::Stdio) else {
+    let features = ["durable_store".to_owned(), "store_outage".to_owned()];
+    let Answer::Initialize(message) = answer(initialize.as_bytes(), &features, Trust::Stdio) else {
         panic!("not initialize")
     };
     assert_eq!(message["result"]["protocolVersion"], "2025-06-18");
+    let declared = &message["result"]["capabilities"]["experimental"]["io.callproof/conformance-app"]["features"];
+    assert_eq!(declared, &json!(["durable_store", "store_outage"]));
 }
 
 #[test]

@@ -31,7 +31,8 @@ pub struct Mutant {
 }
 
 /// How a mutant is caught when it runs as a process (`callproof-executor --stdio --mutant NAME`), where the
-/// harness cannot read its idempotency records.
+/// harness cannot read its idempotency records; the same holds over MCP (`--mcp`, `--mcp-http`), which needs no
+/// row of its own (harness/tests/conform_mcp_mutants.rs).
 #[derive(Clone, Copy)]
 pub struct AsProcess {
     /// The shipped scenarios that exercise its checks (paths under `scenarios/`, without `.toml`).

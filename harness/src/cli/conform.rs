@@ -56,10 +56,10 @@ pub(crate) struct Args {
     /// Features the MCP server has but cannot declare in its capabilities (e.g. durable_store).
     #[arg(long, value_name = "FEATURE", value_delimiter = ',')]
     mcp_features: Vec<String>,
-    /// With --executor: the address (HOST:PORT) of the executor's idempotency store. Each executor process then
-    /// reaches it through a relay the harness can cut (`store_outage` scenarios; the executor must declare
-    /// the store_outage feature), named in its environment as CALLPROOF_STORE_PROXY.
-    #[arg(long, value_name = "HOST:PORT", requires = "executor")]
+    /// With --executor, --mcp or --mcp-http: the address (HOST:PORT) of the executor's idempotency store. Each
+    /// executor process then reaches it through a relay the harness can cut (`store_outage` scenarios; the
+    /// executor must declare the store_outage feature), named in its environment as CALLPROOF_STORE_PROXY.
+    #[arg(long, value_name = "HOST:PORT", conflicts_with = "mcp_url")]
     store_address: Option<String>,
     /// The reports.
     #[command(flatten)]
@@ -109,11 +109,15 @@ impl Subject {
         if !features.is_empty() && args.executor.is_some() {
             return Err(Error::Usage("--mcp-features is for an MCP server, not --executor".to_owned()));
         }
+        let store =
+            |options: &ProcessOptions| ProcessOptions { store_upstream: args.store_address.clone(), ..options.clone() };
         if let Some(command) = &args.mcp {
-            return Ok(Subject::Mcp(Box::new(McpFactory::new(command)?.with_features(features))));
+            let factory = McpFactory::new(command)?.with_options(store(&ProcessOptions::default()));
+            return Ok(Subject::Mcp(Box::new(factory.with_features(features))));
         }
         if let Some(command) = &args.mcp_http {
             let factory = McpHttpFactory::command(command).map_err(Error::Usage)?;
+            let factory = factory.with_options(store(&ProcessOptions::default()));
             return Ok(Subject::McpHttp(Box::new(factory.with_features(features))));
         }
         if let (Some(url), Some(file)) = (&args.mcp_url, &args.mcp_token_key_file) {
@@ -127,8 +131,7 @@ impl Subject {
         match &args.executor {
             Some(command) => {
                 let factory = ProcessFactory::new(command)?;
-                let options =
-                    ProcessOptions { store_upstream: args.store_address.clone(), ..factory.options().clone() };
+                let options = store(factory.options());
                 Ok(Subject::Process(Box::new(factory.with_options(options))))
             }
             // clap's group requires one of them.

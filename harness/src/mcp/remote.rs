@@ -144,7 +144,9 @@ impl McpHttpFactory {
             Mode::Command(process) => {
                 let port = free_port().map_err(SubjectError::Assembly)?;
                 let url = format!("http://127.0.0.1:{port}{PATH}");
-                let mut env = self.options().env.clone();
+                // With a store address, its store goes through a relay of its own that `store_outage` cuts.
+                let (options, store) = process::with_store_proxy(&self.options()).await?;
+                let mut env = options.env.clone();
                 let catalog = self.catalog_path().await?;
                 env.push(("CALLPROOF_DOWNSTREAM_URL".to_owned(), downstream_url.to_owned()));
                 env.push(("CALLPROOF_CATALOG".to_owned(), catalog));
@@ -152,10 +154,10 @@ impl McpHttpFactory {
                 env.push(("CALLPROOF_MCP_URL".to_owned(), url.clone()));
                 env.push(("CALLPROOF_TOKEN_KEY".to_owned(), self.minter.key().text().to_owned()));
                 let start = Start { env, port, audience: Audience { url, fixture: None }, minter: self.minter.clone() };
-                let (served, capabilities) = Served::launch(process.argv(), &self.options(), &start).await?;
+                let (served, capabilities) = Served::launch(process.argv(), &options, &start).await?;
                 let current = tokio::sync::Mutex::new(Arc::new(served));
-                let (argv, options) = (process.argv().to_vec(), self.options());
-                Ok((Arc::new(Restartable { argv, options, start, current, store: None }), capabilities))
+                let argv = process.argv().to_vec();
+                Ok((Arc::new(Restartable { argv, options, start, current, store }), capabilities))
             }
             Mode::Url(url) => {
                 let audience = Audience { url: url.clone(), fixture: Some((downstream_url.to_owned(), session)) };
@@ -197,7 +199,8 @@ impl SubjectFactory for McpHttpFactory {
         {
             return Support::Skip("the harness cannot restart a server it did not start (--mcp-url)".to_owned());
         }
-        process::support(scenario, self.probe().await.ok().as_ref(), "not in its tools/list", false)
+        let proxied = self.options().store_upstream.is_some();
+        process::support(scenario, self.probe().await.ok().as_ref(), "not in its tools/list", proxied)
     }
 
     async fn start(&self, downstream_url: &str) -> Result<Arc<dyn Subject>, SubjectError> {
@@ -437,6 +440,11 @@ impl Running for Served {
 
     fn handles(&self) -> &Handles {
         &self.handles
+    }
+
+    /// An HTTP server does not read its stdin: it is asked to stop with SIGTERM, as a service manager would.
+    async fn stop(&self, grace: Duration) {
+        self.handles.terminate(grace).await;
     }
 }
 

@@ -112,7 +112,7 @@ impl McpFactory {
     pub async fn probe(&self) -> Result<Capabilities, SubjectError> {
         self.probed
             .get_or_init(|| async {
-                let env = self.env("http://127.0.0.1:9", &self.process.new_session()).await?;
+                let env = self.env(self.options(), "http://127.0.0.1:9", &self.process.new_session()).await?;
                 let (connection, capabilities) = Connection::start(self.process.argv(), self.options(), &env).await?;
                 connection.handles.stop(self.options().stop_grace).await;
                 Ok(self.with_declared(capabilities))
@@ -134,13 +134,18 @@ impl McpFactory {
         capabilities
     }
 
-    /// The server's environment for one scenario: docs/mcp.md's table, after the options' own variables.
-    async fn env(&self, downstream_url: &str, session: &str) -> Result<Vec<(String, String)>, SubjectError> {
+    /// The server's environment for one scenario: docs/mcp.md's table, after the variables of `options`.
+    async fn env(
+        &self,
+        options: &ProcessOptions,
+        downstream_url: &str,
+        session: &str,
+    ) -> Result<Vec<(String, String)>, SubjectError> {
         let catalog = match self.catalog.get_or_init(|| async { CatalogFile::write() }).await {
             Ok(CatalogFile(path)) => path,
             Err(error) => return Err(error.clone()),
         };
-        let mut env = self.options().env.clone();
+        let mut env = options.env.clone();
         env.push(("CALLPROOF_DOWNSTREAM_URL".to_owned(), downstream_url.to_owned()));
         env.push(("CALLPROOF_CATALOG".to_owned(), catalog.display().to_string()));
         env.push(("CALLPROOF_SESSION".to_owned(), session.to_owned()));
@@ -181,18 +186,22 @@ impl SubjectFactory for McpFactory {
     }
 
     async fn support(&self, scenario: &Scenario) -> Support {
-        process::support(scenario, self.probe().await.ok().as_ref(), "not in its tools/list", false)
+        let proxied = self.options().store_upstream.is_some();
+        process::support(scenario, self.probe().await.ok().as_ref(), "not in its tools/list", proxied)
     }
 
+    /// With a store address in the options, the server reaches its store through a relay of its own (named in
+    /// its environment, as for `callproof/1`), which a `store_outage` fault cuts.
     async fn start(&self, downstream_url: &str) -> Result<Arc<dyn Subject>, SubjectError> {
-        let env = self.env(downstream_url, &self.process.new_session()).await?;
-        let (connection, _) = Connection::start(self.process.argv(), self.options(), &env).await?;
+        let (options, store) = process::with_store_proxy(self.options()).await?;
+        let env = self.env(&options, downstream_url, &self.process.new_session()).await?;
+        let (connection, _) = Connection::start(self.process.argv(), &options, &env).await?;
         Ok(Arc::new(Restartable {
             argv: self.process.argv().to_vec(),
-            options: self.options().clone(),
+            options,
             start: env,
             current: tokio::sync::Mutex::new(Arc::new(connection)),
-            store: None,
+            store,
         }))
     }
 }

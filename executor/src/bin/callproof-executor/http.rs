@@ -57,7 +57,8 @@ struct Server {
     executor: Arc<Executor>,
     /// Set when `CALLPROOF_DOWNSTREAM_URL` is unset: executors for the downstreams tokens name.
     claimed: Option<Claimed>,
-    durable: bool,
+    /// The features declared in `initialize` (`serve::store_features`).
+    features: Vec<String>,
     verifier: Verifier,
     path: String,
     sessions: Mutex<Sessions>,
@@ -97,6 +98,7 @@ pub(crate) async fn serve(options: Options, url: Option<String>) -> Result<(), S
     let session = std::env::var("CALLPROOF_SESSION").unwrap_or_else(|_| DEFAULT_SESSION.to_owned());
     let executor = Arc::new(serve::build(&options, &downstream, &session, store.clone(), durable)?);
     let max_in_flight = options.max_in_flight;
+    let features = serve::store_features(&options, durable);
     let claimed = configured.is_none().then(|| Claimed { options, store, built: Mutex::default() });
     let listener =
         TcpListener::bind(endpoint.address).await.map_err(|error| format!("cannot listen on {url}: {error}"))?;
@@ -105,7 +107,7 @@ pub(crate) async fn serve(options: Options, url: Option<String>) -> Result<(), S
     let server = Arc::new(Server {
         executor,
         claimed,
-        durable,
+        features,
         verifier: Verifier::new(key.as_bytes(), &url),
         path: endpoint.path,
         sessions: Mutex::default(),
@@ -241,7 +243,7 @@ async fn respond(server: &Server, body: &[u8], verified: Verified, session: Opti
             return error(StatusCode::BAD_REQUEST, &format!("Bad Request: the token's cp_downstream_url: {why}"));
         }
     };
-    match callproof_executor::mcp::answer(body, server.durable, Trust::Token(Box::new(verified.auth))) {
+    match callproof_executor::mcp::answer(body, &server.features, Trust::Token(Box::new(verified.auth))) {
         Answer::Nothing => json_response(StatusCode::ACCEPTED, None),
         Answer::Initialize(message) => {
             let mut response = json_response(StatusCode::OK, Some(&message));

@@ -21,18 +21,18 @@ use tokio::sync::mpsc;
 pub(crate) const NO_DOWNSTREAM: &str = "http://127.0.0.1:9";
 
 /// The executor of `options` over stdio: the downstream and session from the environment (docs/mcp.md), and
-/// whether its store is durable.
-async fn executor(options: &Options) -> Result<(Arc<Executor>, bool, String), String> {
+/// the features its store gives it.
+async fn executor(options: &Options) -> Result<(Arc<Executor>, Vec<String>, String), String> {
     let (store, durable) = serve::open_store(options).await?;
     let downstream = std::env::var("CALLPROOF_DOWNSTREAM_URL").unwrap_or_else(|_| NO_DOWNSTREAM.to_owned());
     let session = std::env::var("CALLPROOF_SESSION").unwrap_or_else(|_| "mcp".to_owned());
     let executor = Arc::new(serve::build(options, &downstream, &session, store, durable)?);
-    Ok((executor, durable, downstream))
+    Ok((executor, serve::store_features(options, durable), downstream))
 }
 
 /// Serves MCP on stdin/stdout until stdin ends; every call in flight is answered before the process exits.
 pub(crate) async fn serve(options: Options) -> Result<(), String> {
-    let (executor, durable, downstream) = executor(&options).await?;
+    let (executor, features, downstream) = executor(&options).await?;
     eprintln!("callproof-executor: serving MCP {} on stdio against {downstream}", mcp::VERSIONS[0]);
     let (lines, outbox) = mpsc::unbounded_channel::<Value>();
     let writer = tokio::spawn(write_lines(outbox));
@@ -53,7 +53,7 @@ pub(crate) async fn serve(options: Options) -> Result<(), String> {
             }
         };
         while calls.try_join_next().is_some() {}
-        match mcp::answer(line.as_bytes(), durable, Trust::Stdio) {
+        match mcp::answer(line.as_bytes(), &features, Trust::Stdio) {
             Answer::Nothing => {}
             Answer::Now(message) | Answer::Initialize(message) => {
                 let _ = lines.send(message);

@@ -136,10 +136,18 @@ fn capabilities(options: &Options, durable: bool) -> Capabilities {
     }
 }
 
-/// The features this executor has with `options`: it is always the process the harness started (`pause`); a
-/// durable store is declared; a PostgreSQL store honours the harness's store proxy (`store_outage`).
+/// The features this executor has with `options`: it is always the process the harness started (`pause`), and
+/// its store's ([`store_features`]).
 fn features(options: &Options, durable: bool) -> Vec<String> {
     let mut features = vec![PAUSE.to_owned()];
+    features.extend(store_features(options, durable));
+    features
+}
+
+/// The features of the store of `options`, over `callproof/1` and MCP alike: a durable store is declared; a
+/// PostgreSQL store honours the harness's store proxy (`store_outage`).
+pub(crate) fn store_features(options: &Options, durable: bool) -> Vec<String> {
+    let mut features = Vec::new();
     if durable {
         features.push(DURABLE_STORE.to_owned());
     }

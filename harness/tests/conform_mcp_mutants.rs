@@ -2,13 +2,11 @@
 //! the scenarios its row of `callproof_executor::mutants::ALL` names, trips the checks its row names for a
 //! process (`Mutant::trips_as_process`), as over `callproof/1` (harness/tests/conform_mutants.rs); over
 //! Streamable HTTP (`--mcp-http --mutant NAME`, the trusted context in a bearer token per call) so does every
-//! mutant whose bug is about identity or authorization. The reference server fails nothing but what the
-//! transport cannot carry (below).
+//! mutant whose bug is about identity or authorization. The reference server fails nothing, under `--profile
+//! all`, over either transport.
 //!
 //! Rule enforced here: a mutant counts as caught only by a violation the reference does not also show over the
-//! same transport. Over MCP a text that is not JSON breaks the whole JSON-RPC message, so the server's parser
-//! answers -32700 before any decoder could say where the text broke: the reference then fails `corpus-details`
-//! (a SHOULD) on exactly the corpus cases that are not JSON, and nothing else. Each mutant runs only its row's
+//! same transport (and the reference shows none). Each mutant runs only its row's
 //! scenarios, over a memory store unless its row needs a durable one (SQLite) or a store that fails
 //! (PostgreSQL through the harness's store relay, skipped with a SKIPPED line when PostgreSQL is unreachable),
 //! four runs at once, three tries for a racy bug.
@@ -25,7 +23,6 @@ use callproof_harness::subject::SubjectFactory;
 use futures::future::{BoxFuture, Shared};
 use futures::{FutureExt, StreamExt};
 use process_support::{Postgres, TempDir, executor_binary, repo, run_callproof};
-use serde_json::Value;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
@@ -109,29 +106,6 @@ impl Stores {
     }
 }
 
-/// The reference's violations over `transport`, after asserting that each is the transport's known one: a
-/// `corpus-details` failure on a corpus case whose text is not JSON (as serde_json reads it, at most 128 levels).
-fn transport_differences(transport: Transport, report: &conform::Report) -> BTreeSet<Seen> {
-    let corpus = Corpus::shipped();
-    let not_json: BTreeSet<String> = corpus
-        .cases
-        .iter()
-        .filter(|case| serde_json::from_str::<Value>(&case.text()).is_err())
-        .map(|case| case.name.clone())
-        .collect();
-    let seen = violations(report);
-    for (scenario, check, message) in &seen {
-        let case = message.strip_prefix("case `").and_then(|rest| rest.split_once('`')).map(|(case, _)| case);
-        assert!(
-            scenario == "decode/malformed_corpus"
-                && check == "corpus-details"
-                && case.is_some_and(|case| not_json.contains(case)),
-            "the reference over {transport:?} failed {scenario} {check}: {message}"
-        );
-    }
-    seen
-}
-
 /// Whether `mutant` over `transport` trips every check its row names, by a violation the reference did not
 /// show; three runs in a row miss before it counts as slipping through (a bug may show only when calls
 /// overlap, and the scheduler decides that). `None` when caught, else what it missed.
@@ -160,8 +134,7 @@ async fn slips(
 }
 
 /// The reference over `transport` through every scenario of the `runs` over it, each group on the store its
-/// mutants use (so a store-outage scenario is judged, not skipped): its violations, each a known transport
-/// difference.
+/// mutants use (so a store-outage scenario is judged, not skipped): its violations, asserted to be none.
 async fn reference(transport: Transport, runs: &[(Transport, &Mutant)], stores: &Stores) -> BTreeSet<Seen> {
     let mut groups: std::collections::BTreeMap<(String, Option<String>), BTreeSet<&str>> = Default::default();
     for (_, mutant) in runs.iter().filter(|(over, _)| *over == transport) {
@@ -180,13 +153,15 @@ async fn reference(transport: Transport, runs: &[(Transport, &Mutant)], stores: 
         let unjudged: Vec<&str> =
             report.scenarios.iter().filter(|s| !judged(s.status)).map(|s| s.id.as_str()).collect();
         assert!(unjudged.is_empty(), "the reference over {transport:?} was not judged on {unjudged:?}");
-        seen.extend(transport_differences(transport, &report));
+        let failed = violations(&report);
+        assert!(failed.is_empty(), "the reference over {transport:?} failed: {failed:?}");
+        seen.extend(failed);
     }
     seen
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn every_mutant_over_mcp_trips_its_checks_and_the_reference_only_what_the_transport_cannot_carry() {
+async fn every_mutant_over_mcp_trips_its_checks_and_the_reference_none() {
     let dir = TempDir::new();
     let sqlite = format!("--store sqlite:{}", dir.join("mcp-mutants.sqlite3").display());
     let postgres = Postgres::open("conform_mcp_mutants store_outage mutants").await;

@@ -1,7 +1,9 @@
 //! `corpus-details`: each malformed-corpus case carries the details that locate the problem.
 //!
 //! Rule enforced here: the details a case lists (as the reference gives them) must be in the error's
-//! `details` with the same values; other details may be added.
+//! `details` with the same values; other details may be added. A refusal the transport carried instead of an
+//! envelope (MCP's -32700 to arguments that are not JSON: the whole message failed to parse, so nothing could say
+//! where the arguments broke) is not judged: no executor could carry details there.
 
 use super::{Check, CheckId, Context, Judgement, Level, Outcome};
 use serde_json::Value;
@@ -19,7 +21,7 @@ pub(super) const CHECK: Check = Check {
 
 fn run(context: &Context<'_>) -> Outcome {
     let mut judgement = Judgement::new();
-    for (call, case) in context.corpus_calls() {
+    for (call, case) in context.corpus_calls().filter(|(call, _)| call.refusal.is_none()) {
         judgement.judged();
         let Some(envelope) = call.envelope() else { continue };
         let details = envelope.error().map(|error| &error.details);
@@ -52,6 +54,13 @@ mod tests {
 
     #[test]
     fn a_missing_detail_fails_naming_it() {
+        history("corpus refund_order case=truncated_object -> invalid_json")
+            .fails(&CHECK, "case `truncated_object`: hint: expected \"truncated\", got null");
+    }
+
+    #[test]
+    fn a_transport_refusal_cannot_carry_details_and_is_not_judged_but_the_same_envelope_from_an_executor_is() {
+        history("corpus refund_order case=truncated_object -> invalid_json -32700").skips(&CHECK);
         history("corpus refund_order case=truncated_object -> invalid_json")
             .fails(&CHECK, "case `truncated_object`: hint: expected \"truncated\", got null");
     }

@@ -172,9 +172,12 @@ fn error_status(what: &str, posted: &Result<Posted, PostError>) -> (bool, String
     match status {
         400..=499 => (true, format!("{what}: answered HTTP {status}")),
         200..=299 => match error_code(posted) {
-            Some(code) if !has_result(posted) => {
-                (true, format!("{what}: answered HTTP {status} with error {code} (refused in JSON-RPC; a 4xx is what both SDKs send)"))
-            }
+            Some(code) if !has_result(posted) => (
+                true,
+                format!(
+                    "{what}: answered HTTP {status} with error {code} (refused in JSON-RPC; a 4xx is what both SDKs send)"
+                ),
+            ),
             _ if has_result(posted) => (false, format!("{what}: answered HTTP {status} with a result, not a refusal")),
             _ => (false, format!("{what}: answered HTTP {status} with no JSON-RPC error, not a refusal")),
         },

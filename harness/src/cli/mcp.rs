@@ -7,6 +7,7 @@
 
 use super::Error;
 use super::output::{self, Format};
+use callproof_harness::mcp::revision::Revision;
 use callproof_harness::mcp::{self, Calls, Options, Server};
 use std::process::ExitCode;
 use std::time::Duration;
@@ -40,6 +41,9 @@ pub(crate) struct Args {
     /// How the report is printed on stdout.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     format: Format,
+    /// The MCP revision to speak: auto asks the server (server/discover first) and falls back to 2025-11-25.
+    #[arg(long, value_enum, value_name = "REVISION", default_value = "auto")]
+    mcp_revision: Revision,
 }
 
 /// Runs the profile and prints the report.
@@ -55,7 +59,7 @@ pub(crate) fn run(args: Args) -> Result<ExitCode, Error> {
         // clap's group requires one of them.
         (None, None) => return Err(Error::Usage("give --server COMMAND or --url URL".to_owned())),
     };
-    let options = Options { server, calls, timeout: Duration::from_millis(args.timeout) };
+    let options = Options { server, calls, timeout: Duration::from_millis(args.timeout), revision: args.mcp_revision };
     let runtime = super::runtime()?;
     let report = runtime.block_on(mcp::run(&options))?;
     match args.format {

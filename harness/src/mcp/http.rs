@@ -111,6 +111,20 @@ impl Http {
     /// # Errors
     /// [`PostError`] when nothing came back: a timeout, a connection failure, a body too large.
     pub async fn post(&self, line: &str, bearer: Option<&str>) -> Result<Posted, PostError> {
+        self.post_with(line, bearer, &[]).await
+    }
+
+    /// [`Http::post`] with `headers` too (a modern request's `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`);
+    /// a version header among them replaces the session's.
+    ///
+    /// # Errors
+    /// As [`Http::post`].
+    pub async fn post_with(
+        &self,
+        line: &str,
+        bearer: Option<&str>,
+        headers: &[(&'static str, String)],
+    ) -> Result<Posted, PostError> {
         let mut request = self
             .client
             .post(&self.url)
@@ -120,8 +134,14 @@ impl Http {
         if let Some(session) = self.session() {
             request = request.header(SESSION_HEADER, session);
         }
-        if let Some(version) = self.version.lock().unwrap_or_else(PoisonError::into_inner).clone() {
+        let versioned = headers.iter().any(|(name, _)| name.eq_ignore_ascii_case(VERSION_HEADER));
+        if let Some(version) = self.version.lock().unwrap_or_else(PoisonError::into_inner).clone()
+            && !versioned
+        {
             request = request.header(VERSION_HEADER, version);
+        }
+        for (name, value) in headers {
+            request = request.header(*name, value.as_str());
         }
         if let Some(token) = bearer {
             request = request.bearer_auth(token);
@@ -143,6 +163,19 @@ impl Http {
             *self.version.lock().unwrap_or_else(PoisonError::into_inner) = Some(version.to_owned());
         }
         Ok(Posted { status, messages, body, authenticate })
+    }
+
+    /// A `GET` on the endpoint (a modern server SHOULD answer 405): its status.
+    ///
+    /// # Errors
+    /// [`PostError`] when no status came back.
+    pub async fn get(&self, bearer: Option<&str>) -> Result<u16, PostError> {
+        let mut request = self.client.get(&self.url).header("Accept", "text/event-stream");
+        if let Some(token) = bearer {
+            request = request.bearer_auth(token);
+        }
+        let response = request.send().await.map_err(|error| self.failed(&error))?;
+        Ok(response.status().as_u16())
     }
 
     fn failed(&self, error: &reqwest::Error) -> PostError {

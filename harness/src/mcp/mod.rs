@@ -9,6 +9,8 @@
 //! | [`inputs`] | invalid inputs generated from a tool's own `inputSchema` |
 //! | [`leak`] | error texts scanned for stack traces, file paths and secrets |
 //! | [`profile`] | one run: the requests in order, each answer turned into findings; the safety rule |
+//! | [`revision`] | 2025-11-25 or 2026-07-28: `--mcp-revision`, the modern `_meta` and headers, era detection |
+//! | [`modern`] | the profile's 2026-07-28 checks: discovery, `_meta`, `resultType`, cache fields, HTTP headers |
 //! | [`report`] | statuses per check, failures with the request that shows them, human and JSON |
 //! | [`remote`] | `callproof conform --mcp-http` / `--mcp-url`: the conformance app over Streamable HTTP |
 //! | [`token`] | the HS256 bearer JWT per call that carries the caller's identity over HTTP |
@@ -25,9 +27,11 @@ pub mod http;
 pub mod inputs;
 pub mod leak;
 pub mod lint;
+pub mod modern;
 pub mod profile;
 pub mod remote;
 pub mod report;
+pub mod revision;
 pub mod subject;
 pub mod token;
 pub mod wire;

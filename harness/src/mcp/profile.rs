@@ -10,20 +10,22 @@ use super::client::{Answer, Client, Exchange};
 use super::inputs;
 use super::leak;
 use super::lint;
+use super::modern::Discovered;
 use super::report::{self, Finding, Report, Skipped};
+use super::revision::{self, Revision};
 use crate::subject::SubjectError;
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-/// The protocol revision the handshake asks for.
-pub const PROTOCOL_VERSION: &str = "2025-11-25";
+/// The protocol revision the legacy handshake asks for.
+pub const PROTOCOL_VERSION: &str = revision::LEGACY;
 
 /// Revisions a server may answer `initialize` with (lifecycle §Version Negotiation: one it supports).
 const KNOWN_VERSIONS: [&str; 5] = ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
 
 /// Pages of `tools/list` followed at most.
-const MAX_PAGES: usize = 100;
+pub(super) const MAX_PAGES: usize = 100;
 
 /// Longest request or answer a finding keeps (a 2 MiB case stays out of the JSON report).
 const KEPT: usize = 4096;
@@ -86,6 +88,8 @@ pub struct Options {
     pub calls: Calls,
     /// The bound on every request.
     pub timeout: Duration,
+    /// The revision to speak (`auto`: ask the server).
+    pub revision: Revision,
 }
 
 /// Runs the profile against `options.server`.
@@ -95,13 +99,33 @@ pub struct Options {
 /// that is a finding.
 pub async fn run(options: &Options) -> Result<Report, SubjectError> {
     let client = options.server.client(options.timeout)?;
-    let mut run = Run { client, findings: Vec::new(), called: Vec::new(), skipped: Vec::new(), params_checked: false };
-    let (protocol_version, server_info) = run.handshake().await;
+    let http = matches!(options.server, Server::Url(_));
+    let mut run = Run {
+        client,
+        findings: Vec::new(),
+        called: Vec::new(),
+        skipped: Vec::new(),
+        params_checked: false,
+        http,
+        modern_failed: BTreeSet::new(),
+    };
+    let (protocol_version, server_info) = match options.revision {
+        Revision::Legacy => run.handshake().await,
+        explicit => match run.discover(explicit == Revision::Modern).await {
+            Discovered::Modern(info) => (Some(revision::MODERN.to_owned()), info),
+            Discovered::Failed => (None, None),
+            Discovered::Legacy => run.handshake().await,
+        },
+    };
+    let modern = run.client.modern();
     let tools = if protocol_version.is_some() { run.list().await } else { Vec::new() };
     if protocol_version.is_some() {
         run.protocol_errors(&tools).await;
+        if modern {
+            run.modern_checks(&tools).await;
+        }
         for tool in &tools {
-            run.tool(tool, &options.calls).await;
+            run.tool(tool, &options.calls, &tools).await;
         }
     }
     let alive = run.client.alive();
@@ -121,10 +145,11 @@ pub async fn run(options: &Options) -> Result<Report, SubjectError> {
         }
     }
     run.client.close().await;
-    if protocol_version.is_some() {
+    if protocol_version.is_some() && !modern {
         run.findings.extend(negotiation(options).await);
     }
-    let mut report = Report::new(options.server.name().to_owned(), &run.findings);
+    let mut report = Report::with_checks(options.server.name().to_owned(), &run.findings, checks::of(modern));
+    report.revision = if modern { revision::MODERN } else { revision::LEGACY };
     report.transport = options.server.transport();
     report.protocol_version = protocol_version;
     report.server_info = server_info;
@@ -134,17 +159,29 @@ pub async fn run(options: &Options) -> Result<Report, SubjectError> {
     Ok(report)
 }
 
-struct Run {
-    client: Client,
+/// One run's state; the 2026-07-28 checks are in [`modern`].
+pub(super) struct Run {
+    pub(super) client: Client,
     findings: Vec<Finding>,
     called: Vec<String>,
     skipped: Vec<Skipped>,
     /// Whether `mcp-call-params-invalid` has been judged (once per server, on the first callable tool).
     params_checked: bool,
+    /// Over Streamable HTTP.
+    pub(super) http: bool,
+    /// The (check, method) pairs a 2026-07-28 result check already reported a failure for.
+    pub(super) modern_failed: BTreeSet<(&'static str, String)>,
 }
 
 impl Run {
-    fn found(&mut self, check: Check, passed: bool, tool: Option<&str>, why: String, exchange: Option<&Exchange>) {
+    pub(super) fn found(
+        &mut self,
+        check: Check,
+        passed: bool,
+        tool: Option<&str>,
+        why: String,
+        exchange: Option<&Exchange>,
+    ) {
         self.findings.push(Finding {
             check: check.id,
             passed,
@@ -157,7 +194,10 @@ impl Run {
     }
 
     /// Judges what every answer says regardless of the request: answered in time, and no leak in its errors.
-    fn observed(&mut self, exchange: &Exchange, tool: Option<&str>) {
+    pub(super) fn observed(&mut self, exchange: &Exchange, tool: Option<&str>) {
+        if self.client.modern() {
+            self.observe_modern(exchange);
+        }
         match &exchange.answer {
             Answer::Silent => {
                 self.found(checks::ANSWERS_IN_TIME, false, tool, "no answer within the timeout".into(), Some(exchange));
@@ -187,12 +227,13 @@ impl Run {
 
     /// `ping` after a hostile input: the server must still answer.
     async fn still_answers(&mut self, after: &str, tool: Option<&str>) {
-        let ping = self.request("ping", None).await;
+        let liveness = self.client.liveness();
+        let ping = self.request(liveness, None).await;
         let answered = ping.answer.result().is_some();
         let why = if answered {
-            format!("ping answered after {after}")
+            format!("{liveness} answered after {after}")
         } else {
-            format!("ping not answered after {after}: {}", ping.answer.text())
+            format!("{liveness} not answered after {after}: {}", ping.answer.text())
         };
         self.found(checks::SURVIVES, answered, tool, why, Some(&ping));
     }
@@ -233,6 +274,9 @@ impl Run {
         for _ in 0..MAX_PAGES {
             let params = cursor.as_ref().map(|cursor| json!({"cursor": cursor}));
             let exchange = self.request("tools/list", params).await;
+            if self.client.modern() {
+                self.judge_cache_fields(&exchange);
+            }
             let Some(page) = exchange.answer.result().and_then(|result| result.get("tools")?.as_array()).cloned()
             else {
                 self.found(checks::TOOLS_LIST, false, None, "tools/list gave no tools array".into(), Some(&exchange));
@@ -290,7 +334,8 @@ impl Run {
 
     async fn protocol_errors(&mut self, tools: &[Value]) {
         let truncated = r#"{"jsonrpc":"2.0","id":7,"method":"tools/list""#.to_owned();
-        let (exchange, ping) = self.client.garbage(truncated, None).await;
+        let route = self.client.route("tools/list", None);
+        let (exchange, ping) = self.client.garbage_routed(truncated, None, &route).await;
         self.observed(&ping, None);
         let code = exchange.answer.error_code();
         let why = match (code, &exchange.answer) {
@@ -317,7 +362,11 @@ impl Run {
         self.still_answers("an invalid request", None).await;
 
         let exchange = self.request("callproof/no-such-method", None).await;
-        let (passed, why) = answered_with(&exchange, -32601);
+        let (mut passed, mut why) = answered_with(&exchange, -32601);
+        if let Some(status) = exchange.status.filter(|status| self.client.modern() && *status != 404) {
+            // 2026-07-28 streamable-http §Protocol Version Header: an unknown method is 404 over HTTP.
+            (passed, why) = (false, format!("{why}, with HTTP status {status}, not 404"));
+        }
         self.found(checks::METHOD_NOT_FOUND, passed, None, why, Some(&exchange));
 
         let mut name = NO_SUCH_TOOL.to_owned();
@@ -331,7 +380,7 @@ impl Run {
     }
 
     /// The generated calls of one tool, when the safety rule allows calling it.
-    async fn tool(&mut self, tool: &Value, calls: &Calls) {
+    async fn tool(&mut self, tool: &Value, calls: &Calls, tools: &[Value]) {
         let Some(name) = tool.get("name").and_then(Value::as_str) else { return };
         let read_only =
             tool.get("annotations").and_then(|annotations| annotations.get("readOnlyHint")) == Some(&Value::Bool(true));
@@ -370,6 +419,10 @@ impl Run {
         }
         let output = tool.get("outputSchema");
         let base_text = Value::Object(base.clone()).to_string();
+        let other = tools.iter().filter_map(|tool| tool.get("name")?.as_str()).find(|other| *other != name);
+        if self.http && self.client.modern() && self.called.len() == 1 {
+            self.header_mismatch_call(name, &base_text, other.unwrap_or(NO_SUCH_TOOL)).await;
+        }
         let exchange = self.call(name, &base_text).await;
         self.judge_output(name, output, &exchange);
         let base_refused = refused(&exchange.answer);
@@ -387,7 +440,9 @@ impl Run {
 
     async fn call(&mut self, name: &str, arguments: &str) -> Exchange {
         let id = self.client.next_id();
-        let exchange = self.client.exchange(call_line(id, name, arguments), &json!(id)).await;
+        let line = call_line(id, name, arguments, self.client.modern());
+        let route = self.client.route("tools/call", Some(name));
+        let exchange = self.client.exchange_routed(line, &json!(id), &route).await;
         self.observed(&exchange, Some(name));
         exchange
     }
@@ -395,7 +450,9 @@ impl Run {
     /// A call whose line may be answered only with `id: null`, or not at all: sent alone, then a `ping`.
     async fn line_level_call(&mut self, name: &str, arguments: &str) -> Exchange {
         let id = self.client.next_id();
-        let (exchange, ping) = self.client.garbage(call_line(id, name, arguments), Some(json!(id))).await;
+        let line = call_line(id, name, arguments, self.client.modern());
+        let route = self.client.route("tools/call", Some(name));
+        let (exchange, ping) = self.client.garbage_routed(line, Some(json!(id)), &route).await;
         self.observed(&ping, None);
         self.observed(&exchange, Some(name));
         exchange
@@ -512,10 +569,15 @@ async fn negotiation(options: &Options) -> Option<Finding> {
     })
 }
 
-/// The `tools/call` line for `name` with `arguments` spliced in as text, byte for byte.
-fn call_line(id: i64, name: &str, arguments: &str) -> String {
+/// The `tools/call` line for `name` with `arguments` spliced in as text, byte for byte, last; in 2026-07-28
+/// (`modern`) the `_meta` fields before it.
+pub(super) fn call_line(id: i64, name: &str, arguments: &str, modern: bool) -> String {
     let name = Value::String(name.to_owned());
-    format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":{name},"arguments":{arguments}}}}}"#)
+    let meta =
+        if modern { format!(r#","_meta":{}"#, Value::Object(revision::meta(revision::MODERN))) } else { String::new() };
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":{name}{meta},"arguments":{arguments}}}}}"#
+    )
 }
 
 /// Whether `exchange` was answered with JSON-RPC error `wanted`, and what it was answered with.
@@ -542,7 +604,7 @@ mod tests {
     use super::*;
 
     fn exchange(answer: Answer) -> Exchange {
-        Exchange { sent: "{}".to_owned(), answer }
+        Exchange { sent: "{}".to_owned(), answer, status: None }
     }
 
     #[test]

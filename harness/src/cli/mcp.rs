@@ -44,6 +44,9 @@ pub(crate) struct Args {
     /// The MCP revision to speak: auto asks the server (server/discover first) and falls back to 2025-11-25.
     #[arg(long, value_enum, value_name = "REVISION", default_value = "auto")]
     mcp_revision: Revision,
+    /// Over HTTP (--url), sent as Authorization: Bearer TOKEN on every request (the profile obtains no tokens).
+    #[arg(long, value_name = "TOKEN", requires = "url")]
+    bearer: Option<String>,
 }
 
 /// Runs the profile and prints the report.
@@ -59,7 +62,8 @@ pub(crate) fn run(args: Args) -> Result<ExitCode, Error> {
         // clap's group requires one of them.
         (None, None) => return Err(Error::Usage("give --server COMMAND or --url URL".to_owned())),
     };
-    let options = Options { server, calls, timeout: Duration::from_millis(args.timeout), revision: args.mcp_revision };
+    let timeout = Duration::from_millis(args.timeout);
+    let options = Options { server, calls, timeout, revision: args.mcp_revision, bearer: args.bearer };
     let runtime = super::runtime()?;
     let report = runtime.block_on(mcp::run(&options))?;
     match args.format {

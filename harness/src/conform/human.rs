@@ -139,7 +139,11 @@ pub fn human(report: &Report) -> String {
     if let Some(capabilities) = &report.executor.capabilities {
         let features =
             if capabilities.features.is_empty() { "none".to_owned() } else { capabilities.features.join(", ") };
-        let _ = writeln!(text, "executor: {} {} (features: {features})", capabilities.name, capabilities.version);
+        // An MCP server's revision (`mcp 2026-07-28`); callproof/1's version is the harness's own.
+        let spoken = Some(capabilities.protocol.as_str()).filter(|protocol| protocol.starts_with("mcp "));
+        let spoken = spoken.map(|protocol| format!(", {protocol}")).unwrap_or_default();
+        let (name, version) = (&capabilities.name, &capabilities.version);
+        let _ = writeln!(text, "executor: {name} {version} (features: {features}{spoken})");
     }
     for scenario in &report.scenarios {
         let _ = writeln!(text, "{}", scenario_line(scenario));

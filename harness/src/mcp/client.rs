@@ -139,6 +139,7 @@ struct Pipes {
 /// A Streamable HTTP endpoint: the messages of the responses read so far, not yet claimed.
 struct Posting {
     http: Http,
+    bearer: Option<String>,
     queue: VecDeque<Value>,
     reached: bool,
 }
@@ -187,7 +188,7 @@ impl Transport for Pipes {
 #[async_trait]
 impl Transport for Posting {
     async fn send(&mut self, line: &str, route: &Route) -> Sent {
-        match self.http.post_with(line, None, &route.headers()).await {
+        match self.http.post_with(line, self.bearer.as_deref(), &route.headers()).await {
             Ok(posted) => {
                 self.reached = true;
                 self.queue.extend(posted.messages);
@@ -220,7 +221,7 @@ impl Transport for Posting {
     async fn close(self: Box<Self>, _grace: Duration) {}
 
     async fn get(&mut self) -> Option<Result<u16, String>> {
-        Some(self.http.get(None).await.map_err(|error| error.to_string()))
+        Some(self.http.get(self.bearer.as_deref()).await.map_err(|error| error.to_string()))
     }
 }
 
@@ -288,8 +289,16 @@ impl Client {
     /// # Errors
     /// [`SubjectError::Spawn`] when `url` is not an `http://` URL.
     pub fn connect(url: &str, timeout: Duration) -> Result<Client, SubjectError> {
+        Client::connect_with(url, timeout, None)
+    }
+
+    /// [`Client::connect`], sending `bearer` as `Authorization: Bearer` on every request.
+    ///
+    /// # Errors
+    /// As [`Client::connect`].
+    pub fn connect_with(url: &str, timeout: Duration, bearer: Option<String>) -> Result<Client, SubjectError> {
         let http = Http::new(url, timeout).map_err(|why| SubjectError::Spawn { command: url.to_owned(), why })?;
-        Ok(Client::over(Box::new(Posting { http, queue: VecDeque::new(), reached: true }), timeout))
+        Ok(Client::over(Box::new(Posting { http, bearer, queue: VecDeque::new(), reached: true }), timeout))
     }
 
     fn over(transport: Box<dyn Transport>, timeout: Duration) -> Client {

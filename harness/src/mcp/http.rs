@@ -148,9 +148,7 @@ impl Http {
         }
         let response = request.send().await.map_err(|error| self.failed(&error))?;
         let header = |name: &str| response.headers().get(name).and_then(|value| value.to_str().ok()).map(str::to_owned);
-        if let Some(session) = header(SESSION_HEADER) {
-            *self.session.lock().unwrap_or_else(PoisonError::into_inner) = Some(session);
-        }
+        let session = header(SESSION_HEADER);
         let status = response.status().as_u16();
         let authenticate = header("WWW-Authenticate");
         let stream = header("Content-Type").is_some_and(|kind| kind.starts_with("text/event-stream"));
@@ -161,6 +159,11 @@ impl Http {
         let negotiated = messages.iter().find_map(|message| message.pointer("/result/protocolVersion")?.as_str());
         if let Some(version) = negotiated {
             *self.version.lock().unwrap_or_else(PoisonError::into_inner) = Some(version.to_owned());
+            // A session is handed out with the initialize result (2025-11-25 transports §Session Management);
+            // one sent with anything else (a legacy server refusing the 2026-07-28 probe) is not kept.
+            if let Some(session) = session {
+                *self.session.lock().unwrap_or_else(PoisonError::into_inner) = Some(session);
+            }
         }
         Ok(Posted { status, messages, body, authenticate })
     }

@@ -70,11 +70,11 @@ impl Server {
         }
     }
 
-    /// A client of the server: the process started, or the endpoint (nothing sent yet).
-    fn client(&self, timeout: Duration) -> Result<Client, SubjectError> {
+    /// A client of the server: the process started, or the endpoint (nothing sent yet), with `bearer`.
+    fn client(&self, timeout: Duration, bearer: Option<&str>) -> Result<Client, SubjectError> {
         match self {
             Server::Command(command) => Client::start(command, timeout),
-            Server::Url(url) => Client::connect(url, timeout),
+            Server::Url(url) => Client::connect_with(url, timeout, bearer.map(str::to_owned)),
         }
     }
 }
@@ -90,6 +90,8 @@ pub struct Options {
     pub timeout: Duration,
     /// The revision to speak (`auto`: ask the server).
     pub revision: Revision,
+    /// Over HTTP, sent as `Authorization: Bearer` on every request.
+    pub bearer: Option<String>,
 }
 
 /// Runs the profile against `options.server`.
@@ -98,7 +100,7 @@ pub struct Options {
 /// [`SubjectError::Spawn`] when the server cannot be started at all (or the URL is not one); everything after
 /// that is a finding.
 pub async fn run(options: &Options) -> Result<Report, SubjectError> {
-    let client = options.server.client(options.timeout)?;
+    let client = options.server.client(options.timeout, options.bearer.as_deref())?;
     let http = matches!(options.server, Server::Url(_));
     let mut run = Run {
         client,
@@ -544,7 +546,7 @@ impl Run {
 /// session; a session is initialized once): the answer must name a version the server supports (lifecycle
 /// §Version Negotiation).
 async fn negotiation(options: &Options) -> Option<Finding> {
-    let mut client = options.server.client(options.timeout).ok()?;
+    let mut client = options.server.client(options.timeout, options.bearer.as_deref()).ok()?;
     let params = json!({
         "protocolVersion": "1900-01-01",
         "capabilities": {},

@@ -76,6 +76,29 @@ pub fn is_modern_error(code: i64) -> bool {
     (-32022..=-32020).contains(&code)
 }
 
+/// Where a server declares the conformance app's features: `capabilities.extensions` of `server/discover`.
+const FEATURES_POINTER: &str = "/capabilities/extensions/io.callproof~1conformance-app/features";
+
+/// The server's name, version and conformance-app features from its `DiscoverResult` (docs/mcp.md, "Starting
+/// the server"), or why that result cannot start a 2026-07-28 run.
+///
+/// # Errors
+/// When it does not list 2026-07-28 or declares no tools capability.
+pub fn read_discovered(result: &Value) -> Result<(String, String, Vec<String>), String> {
+    let versions = result.get("supportedVersions").and_then(Value::as_array);
+    if !versions.is_some_and(|versions| versions.iter().any(|version| version == MODERN)) {
+        return Err(format!("its server/discover result does not list {MODERN}: {result}"));
+    }
+    if !result.pointer("/capabilities/tools").is_some_and(Value::is_object) {
+        return Err(format!("its server/discover result declares no tools capability: {result}"));
+    }
+    let info = result.get("_meta").and_then(|meta| meta.get(META_SERVER_INFO));
+    let text = |field: &str| info.and_then(|info| info.get(field)?.as_str()).unwrap_or("").to_owned();
+    let features = result.pointer(FEATURES_POINTER).and_then(Value::as_array);
+    let features = features.into_iter().flatten().filter_map(Value::as_str).map(str::to_owned).collect();
+    Ok((text("name"), text("version"), features))
+}
+
 /// What the HTTP headers of a request mirror: its method, its `Mcp-Name` and its protocol version. Empty for a
 /// legacy request (the session's version header is the transport's business then).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -137,6 +160,17 @@ mod tests {
         assert!(!is_discover_result(&json!({"protocolVersion": "2025-11-25"})));
         assert!(is_modern_error(-32022) && is_modern_error(-32020));
         assert!(!is_modern_error(-32601) && !is_modern_error(-32602) && !is_modern_error(-32019));
+    }
+
+    #[test]
+    fn a_discover_result_gives_the_server_and_its_features_or_says_why_it_cannot_start_a_run() {
+        let result = json!({"supportedVersions": [MODERN], "capabilities": {"tools": {},
+            "extensions": {"io.callproof/conformance-app": {"features": ["durable_store"]}}},
+            "_meta": {META_SERVER_INFO: {"name": "s", "version": "1"}}});
+        assert_eq!(read_discovered(&result), Ok(("s".into(), "1".into(), vec!["durable_store".into()])));
+        let legacy_only = json!({"supportedVersions": [LEGACY], "capabilities": {"tools": {}}});
+        assert!(read_discovered(&legacy_only).is_err_and(|why| why.contains("does not list")));
+        assert!(read_discovered(&json!({"supportedVersions": [MODERN], "capabilities": {}})).is_err());
     }
 
     #[test]

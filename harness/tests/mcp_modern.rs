@@ -24,7 +24,8 @@ fn mcp(args: &[&str]) -> (i32, Value) {
 
 fn statuses(report: &Value) -> BTreeMap<String, String> {
     let checks = report["checks"].as_array().expect("checks");
-    let status = |check: &Value| (check["id"].as_str().unwrap().to_owned(), check["status"].as_str().unwrap().to_owned());
+    let status =
+        |check: &Value| (check["id"].as_str().unwrap().to_owned(), check["status"].as_str().unwrap().to_owned());
     checks.iter().map(status).collect()
 }
 
@@ -58,7 +59,10 @@ fn the_reference_over_stdio_passes_every_2026_07_28_check_and_auto_finds_it_mode
     assert!(MODERN_CHECKS.iter().all(|id| ids.contains(id)), "{ids:?}");
     assert_eq!(report["called"].as_array().expect("called").len(), 9);
     let (_, auto) = mcp(&["--server", &reference]);
-    assert_eq!((auto["revision"].as_str(), auto["protocol_version"].as_str()), (Some("2026-07-28"), Some("2026-07-28")));
+    assert_eq!(
+        (auto["revision"].as_str(), auto["protocol_version"].as_str()),
+        (Some("2026-07-28"), Some("2026-07-28"))
+    );
 }
 
 #[test]

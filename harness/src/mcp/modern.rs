@@ -15,8 +15,9 @@ use crate::checks::Level;
 use serde_json::{Value, json};
 use std::time::Duration;
 
-/// The longest the era probe waits before the server is taken for a legacy one (silence means legacy).
-const PROBE_WAIT: Duration = Duration::from_secs(3);
+/// The longest the era probe waits (at most `--timeout`) before the server is taken for a legacy one (silence
+/// means legacy); as long as rmcp waits, since the wait includes the server's start.
+const PROBE_WAIT: Duration = Duration::from_secs(10);
 
 /// A version no server speaks.
 const NO_SUCH_VERSION: &str = "1900-01-01";

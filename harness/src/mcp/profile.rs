@@ -110,15 +110,9 @@ pub async fn run(options: &Options) -> Result<Report, SubjectError> {
         params_checked: false,
         http,
         modern_failed: BTreeSet::new(),
+        modern_refusal: false,
     };
-    let (protocol_version, server_info) = match options.revision {
-        Revision::Legacy => run.handshake().await,
-        explicit => match run.discover(explicit == Revision::Modern).await {
-            Discovered::Modern(info) => (Some(revision::MODERN.to_owned()), info),
-            Discovered::Failed => (None, None),
-            Discovered::Legacy => run.handshake().await,
-        },
-    };
+    let (protocol_version, server_info) = run.era(options.revision).await;
     let modern = run.client.modern();
     let tools = if protocol_version.is_some() { run.list().await } else { Vec::new() };
     if protocol_version.is_some() {
@@ -173,6 +167,8 @@ pub(super) struct Run {
     pub(super) http: bool,
     /// The (check, method) pairs a 2026-07-28 result check already reported a failure for.
     pub(super) modern_failed: BTreeSet<(&'static str, String)>,
+    /// `initialize` was refused with a modern error (a 2026-07-28 server that answered the probe too late).
+    modern_refusal: bool,
 }
 
 impl Run {
@@ -240,6 +236,31 @@ impl Run {
         self.found(checks::SURVIVES, answered, tool, why, Some(&ping));
     }
 
+    /// The revision asked for, or under `auto` the server's: `server/discover` first, `initialize` when it is
+    /// not answered with a DiscoverResult, and `server/discover` again should `initialize` get a modern error.
+    async fn era(&mut self, asked: Revision) -> (Option<String>, Option<Value>) {
+        let discovered = match asked {
+            Revision::Legacy => Discovered::Legacy,
+            asked => self.discover(asked == Revision::Modern).await,
+        };
+        let legacy = match discovered {
+            Discovered::Modern(info) => return (Some(revision::MODERN.to_owned()), info),
+            Discovered::Failed => return (None, None),
+            Discovered::Legacy => self.handshake().await,
+        };
+        match (asked, &legacy) {
+            (Revision::Auto, (None, _)) if self.modern_refusal => {
+                // The legacy handshake's failure is no finding: the server is a modern one.
+                self.findings.retain(|finding| finding.check != checks::HANDSHAKE.id);
+                match self.discover(true).await {
+                    Discovered::Modern(info) => (Some(revision::MODERN.to_owned()), info),
+                    _ => (None, None),
+                }
+            }
+            _ => legacy,
+        }
+    }
+
     async fn handshake(&mut self) -> (Option<String>, Option<Value>) {
         let params = json!({
             "protocolVersion": PROTOCOL_VERSION,
@@ -247,6 +268,7 @@ impl Run {
             "clientInfo": {"name": "callproof", "version": env!("CARGO_PKG_VERSION")},
         });
         let exchange = self.request("initialize", Some(params)).await;
+        self.modern_refusal = exchange.answer.error_code().is_some_and(revision::is_modern_error);
         let result = exchange.answer.result().cloned().unwrap_or(Value::Null);
         let version = result.get("protocolVersion").and_then(Value::as_str).map(str::to_owned);
         let tools = result.get("capabilities").and_then(|capabilities| capabilities.get("tools"));

@@ -171,8 +171,8 @@ impl McpHttpFactory {
             }
             Mode::Url(url) => {
                 let audience = Audience { url: url.clone(), fixture: Some((downstream_url.to_owned(), session)) };
-                let endpoint = Endpoint::new(url, audience, self.minter.clone(), self.revision)
-                    .map_err(SubjectError::Assembly)?;
+                let endpoint =
+                    Endpoint::new(url, audience, self.minter.clone(), self.revision).map_err(SubjectError::Assembly)?;
                 let timeout = self.options().start_timeout;
                 let (endpoint, capabilities) = endpoint.opened(timeout).await.map_err(|why| {
                     SubjectError::Handshake { command: url.clone(), why, exited: None, stderr_tail: Vec::new() }
@@ -289,7 +289,8 @@ impl Endpoint {
         let line = json!({"jsonrpc": "2.0", "id": id, "method": "server/discover", "params": params}).to_string();
         let posted = self.post_routed(&line, &Route::modern("server/discover", None)).await?;
         let answer = posted.messages.iter().find(|message| message.get("id") == Some(&json!(id)));
-        let result = answer.and_then(|answer| answer.get("result")).filter(|result| revision::is_discover_result(result));
+        let result =
+            answer.and_then(|answer| answer.get("result")).filter(|result| revision::is_discover_result(result));
         let modern_error = posted.messages.iter().any(|message| {
             message.pointer("/error/code").and_then(Value::as_i64).is_some_and(revision::is_modern_error)
         });
@@ -297,7 +298,8 @@ impl Endpoint {
             if self.revision == Revision::Auto && !modern_error {
                 return Ok(None);
             }
-            let why = format!("HTTP {} {}", posted.status, excerpt(&format!("{:?} {}", posted.messages, posted.body), 300));
+            let why =
+                format!("HTTP {} {}", posted.status, excerpt(&format!("{:?} {}", posted.messages, posted.body), 300));
             return Err(format!("it answered server/discover without a DiscoverResult: {why}"));
         };
         let discovered = revision::read_discovered(result)?;

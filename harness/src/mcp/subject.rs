@@ -70,8 +70,9 @@ const NULL_ID_GRACE: Duration = Duration::from_millis(200);
 pub(super) const MAX_PAGES: usize = 100;
 
 /// Under `--mcp-revision auto`, how long `server/discover` may go unanswered before the server is taken for a
-/// legacy one (silence means legacy: 2026-07-28 versioning §Backward Compatibility).
-const PROBE_WAIT: Duration = Duration::from_secs(3);
+/// legacy one (silence means legacy: 2026-07-28 versioning §Backward Compatibility); as long as rmcp waits, since
+/// the wait includes the server's start.
+const PROBE_WAIT: Duration = Duration::from_secs(10);
 
 /// Starts one MCP server process per scenario (`callproof conform --mcp CMD`).
 pub struct McpFactory {
@@ -296,6 +297,13 @@ impl Connection {
             return Ok(capabilities);
         }
         let answer = self.request("initialize", initialize_params()).await?;
+        let refused = answer.pointer("/error/code").and_then(Value::as_i64).is_some_and(revision::is_modern_error);
+        if refused && revision == Revision::Auto {
+            // A modern server that answered the probe too late refuses initialize with a modern error: ask again.
+            if let Some(capabilities) = self.discover(Revision::Modern).await? {
+                return Ok(capabilities);
+            }
+        }
         let (name, version, features) = read_initialized(&answer)?;
         self.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string()).await?;
         let tools = self.list_tools().await?;
@@ -320,7 +328,10 @@ impl Connection {
             if revision == Revision::Auto && !modern_error {
                 return Ok(None);
             }
-            return Err(format!("it answered server/discover without a DiscoverResult: {}", excerpt(&answer.to_string(), 300)));
+            return Err(format!(
+                "it answered server/discover without a DiscoverResult: {}",
+                excerpt(&answer.to_string(), 300)
+            ));
         };
         let (name, version, features) = revision::read_discovered(result)?;
         self.modern.store(true, Ordering::Relaxed);

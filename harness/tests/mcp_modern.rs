@@ -176,3 +176,15 @@ fn the_broken_modern_fixture_fails_every_modern_check_over_stdio_and_http() {
     assert_eq!(status["mcp-http-get"], "WARN", "{over_http:#}");
     assert_eq!(status["mcp-method-not-found"], "FAIL", "-32601 with 200, not 404: {over_http:#}");
 }
+
+#[test]
+fn docs_mcp_md_lists_every_2026_07_28_check_with_its_level_citation_and_rule() {
+    let text = std::fs::read_to_string(repo().join("docs/mcp.md")).expect("read docs/mcp.md");
+    let modern = callproof_harness::mcp::checks::of(true);
+    let missing: Vec<String> = modern
+        .iter()
+        .map(|check| format!("| `{}` | {} | {} | {} |", check.id, check.level.as_str(), check.cites, check.rule))
+        .filter(|row| !text.contains(row))
+        .collect();
+    assert!(missing.is_empty(), "docs/mcp.md lacks the rows:\n{}", missing.join("\n"));
+}

@@ -8,6 +8,7 @@
 //! | [`lint`] | the tool-list lint: names, schemas, annotations |
 //! | [`inputs`] | invalid inputs generated from a tool's own `inputSchema` |
 //! | [`leak`] | error texts scanned for stack traces, file paths and secrets |
+//! | `handshake` | the start of a profile run: the revision (or `auto`'s detection), the 2025-11-25 handshake |
 //! | [`profile`] | one run: the requests in order, each answer turned into findings; the safety rule |
 //! | [`revision`] | 2025-11-25 or 2026-07-28: `--mcp-revision`, the modern `_meta` and headers, era detection |
 //! | [`modern`] | the profile's 2026-07-28 checks: discovery, `_meta`, `resultType`, cache fields, HTTP headers |
@@ -23,6 +24,7 @@
 
 pub mod checks;
 pub mod client;
+mod handshake;
 pub mod http;
 pub mod inputs;
 pub mod leak;

@@ -3,14 +3,14 @@
 //!
 //! Rule enforced here (the safety rule): a tool gets any call at all only when the user named it (`--call`,
 //! `--call-all`) or the server annotates it `readOnlyHint: true`; every other tool is listed as skipped with
-//! the reason. After every hostile input the server must still answer `ping`.
+//! the reason. After every hostile input the server must still answer `ping` (`server/discover` in 2026-07-28,
+//! whose checks are in [`super::modern`]; the era is settled first, `handshake.rs`).
 
 use super::checks::{self, Check};
 use super::client::{Answer, Client, Exchange};
 use super::inputs;
 use super::leak;
 use super::lint;
-use super::modern::Discovered;
 use super::report::{self, Finding, Report, Skipped};
 use super::revision::{self, Revision};
 use crate::subject::SubjectError;
@@ -22,7 +22,7 @@ use std::time::Duration;
 pub const PROTOCOL_VERSION: &str = revision::LEGACY;
 
 /// Revisions a server may answer `initialize` with (lifecycle §Version Negotiation: one it supports).
-const KNOWN_VERSIONS: [&str; 5] = ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
+pub(super) const KNOWN_VERSIONS: [&str; 5] = ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
 
 /// Pages of `tools/list` followed at most.
 pub(super) const MAX_PAGES: usize = 100;
@@ -71,7 +71,7 @@ impl Server {
     }
 
     /// A client of the server: the process started, or the endpoint (nothing sent yet), with `bearer`.
-    fn client(&self, timeout: Duration, bearer: Option<&str>) -> Result<Client, SubjectError> {
+    pub(super) fn client(&self, timeout: Duration, bearer: Option<&str>) -> Result<Client, SubjectError> {
         match self {
             Server::Command(command) => Client::start(command, timeout),
             Server::Url(url) => Client::connect_with(url, timeout, bearer.map(str::to_owned)),
@@ -142,7 +142,7 @@ pub async fn run(options: &Options) -> Result<Report, SubjectError> {
     }
     run.client.close().await;
     if protocol_version.is_some() && !modern {
-        run.findings.extend(negotiation(options).await);
+        run.findings.extend(super::handshake::negotiation(options).await);
     }
     let mut report = Report::with_checks(options.server.name().to_owned(), &run.findings, checks::of(modern));
     report.revision = if modern { revision::MODERN } else { revision::LEGACY };
@@ -158,7 +158,7 @@ pub async fn run(options: &Options) -> Result<Report, SubjectError> {
 /// One run's state; the 2026-07-28 checks are in [`modern`].
 pub(super) struct Run {
     pub(super) client: Client,
-    findings: Vec<Finding>,
+    pub(super) findings: Vec<Finding>,
     called: Vec<String>,
     skipped: Vec<Skipped>,
     /// Whether `mcp-call-params-invalid` has been judged (once per server, on the first callable tool).
@@ -168,7 +168,7 @@ pub(super) struct Run {
     /// The (check, method) pairs a 2026-07-28 result check already reported a failure for.
     pub(super) modern_failed: BTreeSet<(&'static str, String)>,
     /// `initialize` was refused with a modern error (a 2026-07-28 server that answered the probe too late).
-    modern_refusal: bool,
+    pub(super) modern_refusal: bool,
 }
 
 impl Run {
@@ -217,7 +217,7 @@ impl Run {
         }
     }
 
-    async fn request(&mut self, method: &str, params: Option<Value>) -> Exchange {
+    pub(super) async fn request(&mut self, method: &str, params: Option<Value>) -> Exchange {
         let exchange = self.client.request(method, params).await;
         self.observed(&exchange, None);
         exchange
@@ -234,61 +234,6 @@ impl Run {
             format!("{liveness} not answered after {after}: {}", ping.answer.text())
         };
         self.found(checks::SURVIVES, answered, tool, why, Some(&ping));
-    }
-
-    /// The revision asked for, or under `auto` the server's: `server/discover` first, `initialize` when it is
-    /// not answered with a DiscoverResult, and `server/discover` again should `initialize` get a modern error.
-    async fn era(&mut self, asked: Revision) -> (Option<String>, Option<Value>) {
-        let discovered = match asked {
-            Revision::Legacy => Discovered::Legacy,
-            asked => self.discover(asked == Revision::Modern).await,
-        };
-        let legacy = match discovered {
-            Discovered::Modern(info) => return (Some(revision::MODERN.to_owned()), info),
-            Discovered::Failed => return (None, None),
-            Discovered::Legacy => self.handshake().await,
-        };
-        match (asked, &legacy) {
-            (Revision::Auto, (None, _)) if self.modern_refusal => {
-                // The legacy handshake's failure is no finding: the server is a modern one.
-                self.findings.retain(|finding| finding.check != checks::HANDSHAKE.id);
-                match self.discover(true).await {
-                    Discovered::Modern(info) => (Some(revision::MODERN.to_owned()), info),
-                    _ => (None, None),
-                }
-            }
-            _ => legacy,
-        }
-    }
-
-    async fn handshake(&mut self) -> (Option<String>, Option<Value>) {
-        let params = json!({
-            "protocolVersion": PROTOCOL_VERSION,
-            "capabilities": {},
-            "clientInfo": {"name": "callproof", "version": env!("CARGO_PKG_VERSION")},
-        });
-        let exchange = self.request("initialize", Some(params)).await;
-        self.modern_refusal = exchange.answer.error_code().is_some_and(revision::is_modern_error);
-        let result = exchange.answer.result().cloned().unwrap_or(Value::Null);
-        let version = result.get("protocolVersion").and_then(Value::as_str).map(str::to_owned);
-        let tools = result.get("capabilities").and_then(|capabilities| capabilities.get("tools"));
-        let problem = match (&version, tools) {
-            _ if exchange.answer.result().is_none() => Some("initialize got no result".to_owned()),
-            (None, _) => Some("the result has no protocolVersion".to_owned()),
-            (Some(version), _) if !KNOWN_VERSIONS.contains(&version.as_str()) => {
-                Some(format!("protocolVersion {version:?} is not a revision of MCP"))
-            }
-            (_, Some(Value::Object(_))) => None,
-            _ => Some("capabilities.tools is missing: the server declares no tools".to_owned()),
-        };
-        let passed = problem.is_none();
-        let why = problem.unwrap_or_else(|| format!("initialize answered with protocolVersion {version:?} and tools"));
-        self.found(checks::HANDSHAKE, passed, None, why, Some(&exchange));
-        if exchange.answer.result().is_none() {
-            return (None, None);
-        }
-        self.client.notify("notifications/initialized").await;
-        (version, result.get("serverInfo").cloned())
     }
 
     /// Every page of `tools/list`, and the lint of each tool.
@@ -562,35 +507,6 @@ impl Run {
         let why = problem.unwrap_or_else(|| "structuredContent validates".to_owned());
         self.found(checks::OUTPUT_CONFORMS, passed, Some(name), why, Some(exchange));
     }
-}
-
-/// `initialize` asking for a version no server has, on a second process of the server (over HTTP, a second
-/// session; a session is initialized once): the answer must name a version the server supports (lifecycle
-/// §Version Negotiation).
-async fn negotiation(options: &Options) -> Option<Finding> {
-    let mut client = options.server.client(options.timeout, options.bearer.as_deref()).ok()?;
-    let params = json!({
-        "protocolVersion": "1900-01-01",
-        "capabilities": {},
-        "clientInfo": {"name": "callproof", "version": env!("CARGO_PKG_VERSION")},
-    });
-    let exchange = client.request("initialize", Some(params)).await;
-    client.close().await;
-    let version = exchange.answer.result().and_then(|result| result.get("protocolVersion")?.as_str());
-    let (passed, why) = match version {
-        Some(version) if KNOWN_VERSIONS.contains(&version) => (true, format!("answered with {version}")),
-        Some(version) => (false, format!("answered with protocolVersion {version:?}, not a version of MCP")),
-        None => (false, format!("answered {}, not a result with a protocolVersion", exchange.answer.text())),
-    };
-    Some(Finding {
-        check: checks::VERSION_NEGOTIATION.id,
-        passed,
-        inconclusive: false,
-        tool: None,
-        why,
-        request: Some(exchange.sent.clone()),
-        answer: Some(exchange.answer.text()),
-    })
 }
 
 /// The `tools/call` line for `name` with `arguments` spliced in as text, byte for byte, last; in 2026-07-28

@@ -202,13 +202,9 @@ impl Run {
         let exchange = self.send("tools/list", json!({"_meta": revision::meta(MODERN)}), &route).await;
         let refused = exchange.answer.error_code() == Some(-32020);
         self.judged(HTTP_HEADER_MISMATCH, refused, 400, "error -32020 for Mcp-Method: tools/call", &exchange);
-        match self.client.get().await {
-            Some(Ok(status)) => {
-                let why = format!("GET answered with status {status}");
-                self.found(HTTP_GET, status == 405, None, why, None);
-            }
-            Some(Err(why)) => self.found(HTTP_GET, false, None, format!("GET got no status: {why}"), None),
-            None => {}
+        if let Some(got) = self.client.get().await {
+            let (passed, why) = get_verdict(got);
+            self.found(HTTP_GET, passed, None, why, None);
         }
     }
 
@@ -269,6 +265,14 @@ fn verdict(passed: bool, status: u16, wanted: &str, exchange: &Exchange) -> (boo
         (_, None) => format!("answered {}, not {wanted}", exchange.answer.text()),
     };
     (passed && status_ok, why)
+}
+
+/// `mcp-http-get`: 405, and what came back.
+fn get_verdict(got: Result<u16, String>) -> (bool, String) {
+    match got {
+        Ok(status) => (status == 405, format!("GET answered with status {status}")),
+        Err(why) => (false, format!("GET got no status: {why}")),
+    }
 }
 
 /// Whether an answer is -32022 listing the supported versions in `data.supported`.

@@ -72,3 +72,10 @@ fn the_checks_name_2026_07_28_in_their_citation() {
         assert!(check.cites.starts_with("2026-07-28"), "{check:?}");
     }
 }
+
+#[test]
+fn get_passes_only_with_405() {
+    assert_eq!(get_verdict(Ok(405)), (true, "GET answered with status 405".to_owned()));
+    assert!(!get_verdict(Ok(200)).0 && !get_verdict(Ok(404)).0);
+    assert!(!get_verdict(Err("connection refused".into())).0);
+}

@@ -188,3 +188,12 @@ fn docs_mcp_md_lists_every_2026_07_28_check_with_its_level_citation_and_rule() {
         .collect();
     assert!(missing.is_empty(), "docs/mcp.md lacks the rows:\n{}", missing.join("\n"));
 }
+
+#[test]
+fn mcp_revision_is_for_an_mcp_server_and_takes_only_the_two_revisions_and_auto() {
+    let executor = run_callproof(&["conform", "--executor", "x", "--mcp-revision", "2026-07-28"]);
+    assert_eq!(executor.code, 2, "{}", executor.stderr);
+    assert!(executor.stderr.contains("--mcp-revision is for an MCP server"), "{}", executor.stderr);
+    let unknown = run_callproof(&["mcp", "--server", "x", "--mcp-revision", "2024-11-05"]);
+    assert_eq!(unknown.code, 2, "{}", unknown.stderr);
+}

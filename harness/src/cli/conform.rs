@@ -114,6 +114,9 @@ impl Subject {
         if !features.is_empty() && args.executor.is_some() {
             return Err(Error::Usage("--mcp-features is for an MCP server, not --executor".to_owned()));
         }
+        if args.mcp_revision != Revision::Auto && args.executor.is_some() {
+            return Err(Error::Usage("--mcp-revision is for an MCP server, not --executor".to_owned()));
+        }
         if let Some(command) = &args.mcp {
             let factory = McpFactory::new(command)?.with_revision(args.mcp_revision);
             return Ok(Subject::Mcp(Box::new(factory.with_features(features))));

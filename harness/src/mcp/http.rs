@@ -3,8 +3,9 @@
 //!
 //! Rule enforced here: every POST is bounded (a timeout from connecting until the last byte, and at most
 //! [`MAX_BODY_BYTES`] of body), the line is sent byte for byte as the caller wrote it (a malformed message stays
-//! malformed), the `Mcp-Session-Id` the server hands out is echoed on every later request, and the negotiated
-//! `MCP-Protocol-Version` too. A failure says which of these went wrong, never just "error".
+//! malformed), the `Mcp-Session-Id` the server hands out with the `initialize` result is echoed on every later
+//! request, and the negotiated `MCP-Protocol-Version` too (a 2026-07-28 request brings its own headers instead).
+//! A failure says which of these went wrong, never just "error".
 
 use serde_json::Value;
 use std::sync::{Mutex, PoisonError};
@@ -346,6 +347,29 @@ mod tests {
             accept.clone().count() == 2
                 && accept.into_iter().all(|accept| accept == "application/json, text/event-stream")
         );
+        tokio::task::yield_now().await;
+    }
+
+    #[tokio::test]
+    async fn a_session_comes_only_with_an_initialize_result_and_a_modern_request_brings_its_own_headers() {
+        use wiremock::matchers::{header, method};
+        use wiremock::{Mock, MockServer, ResponseTemplate};
+        let server = MockServer::builder().start().await;
+        let refused = json!({"jsonrpc": "2.0", "id": "p", "error": {"code": -32601, "message": "no"}});
+        let answer = ResponseTemplate::new(400).insert_header(SESSION_HEADER, "s-probe").set_body_json(&refused);
+        Mock::given(method("POST"))
+            .and(header("Mcp-Method", "server/discover"))
+            .respond_with(answer)
+            .mount(&server)
+            .await;
+        let http = Http::new(&server.uri(), Duration::from_secs(5)).expect("a client");
+        let headers = [("MCP-Protocol-Version", "2026-07-28".to_owned()), ("Mcp-Method", "server/discover".to_owned())];
+        let posted = http.post_with("{}", None, &headers).await.expect("posted");
+        assert_eq!((posted.status, posted.messages.len()), (400, 1));
+        assert_eq!(http.session(), None, "a session handed out with a refusal is not kept");
+        let requests = server.received_requests().await.unwrap_or_default();
+        let version = requests.first().and_then(|request| request.headers.get(VERSION_HEADER)?.to_str().ok());
+        assert_eq!(version, Some("2026-07-28"));
         tokio::task::yield_now().await;
     }
 

@@ -431,7 +431,8 @@ impl Run {
     /// may refuse the base for a reason of its own) and says so. An accepted case fails whatever the base.
     fn judge_refusal(&mut self, name: &str, case: &inputs::Case, exchange: &Exchange, base_refused: bool) {
         if exchange.answer == Answer::Dropped {
-            let why = format!("{}: dropped without an answer (the ping sent after it was answered)", case.label);
+            let liveness = self.client.liveness();
+            let why = format!("{}: dropped without an answer (the {liveness} sent after it was answered)", case.label);
             self.found(case.check, false, Some(name), why, Some(exchange));
             return;
         }

@@ -87,7 +87,7 @@ pub const HTTP_GET: Check = check(
     "mcp-http-get",
     Level::Should,
     "2026-07-28 streamable-http §Backward Compatibility",
-    "GET on the endpoint is answered with status 405",
+    "GET on the endpoint is refused with status 405 (another 4xx passes: a dual-era server refuses it its 2025-11-25 way), never served",
 );
 
 /// The checks only 2026-07-28 has, in report order (after the checks both revisions share).
@@ -267,10 +267,15 @@ fn verdict(passed: bool, status: u16, wanted: &str, exchange: &Exchange) -> (boo
     (passed && status_ok, why)
 }
 
-/// `mcp-http-get`: 405, and what came back.
+/// `mcp-http-get`: refused (405, the answer the spec names for a server of 2026-07-28 only; another 4xx is how a
+/// server that also speaks 2025-11-25 refuses a GET without a session, e.g. the Python SDK's 400), never served.
 fn get_verdict(got: Result<u16, String>) -> (bool, String) {
     match got {
-        Ok(status) => (status == 405, format!("GET answered with status {status}")),
+        Ok(405) => (true, "GET answered with status 405".to_owned()),
+        Ok(status @ 400..=499) => {
+            (true, format!("GET refused with status {status} (405 is the answer the spec names)"))
+        }
+        Ok(status) => (false, format!("GET answered with status {status}, not refused with 405")),
         Err(why) => (false, format!("GET got no status: {why}")),
     }
 }

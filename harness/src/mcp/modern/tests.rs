@@ -74,8 +74,9 @@ fn the_checks_name_2026_07_28_in_their_citation() {
 }
 
 #[test]
-fn get_passes_only_with_405() {
+fn get_must_be_refused_and_is_never_served() {
     assert_eq!(get_verdict(Ok(405)), (true, "GET answered with status 405".to_owned()));
-    assert!(!get_verdict(Ok(200)).0 && !get_verdict(Ok(404)).0);
+    assert!(get_verdict(Ok(400)).0, "a dual-era server's refusal of a GET without a session");
+    assert!(!get_verdict(Ok(200)).0 && !get_verdict(Ok(500)).0);
     assert!(!get_verdict(Err("connection refused".into())).0);
 }

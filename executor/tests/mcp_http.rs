@@ -354,3 +354,16 @@ async fn a_modern_request_needs_no_session_and_its_headers_must_match_the_body()
     let (status, answer) = modern_post(&server, &token, &headers("tools/list", None), &no_capabilities).await;
     assert_eq!((status, &answer["error"]["code"]), (400, &json!(-32602)), "{answer}");
 }
+
+#[tokio::test]
+async fn a_modern_request_ignores_an_unknown_session_and_a_legacy_one_gets_404() {
+    let server = Server::start(Some("http://127.0.0.1:9"));
+    let token = token(&claims(&server.url, ""));
+    let discover = modern(1, "server/discover", "2026-07-28", json!({}));
+    let headers =
+        [("mcp-protocol-version", "2026-07-28"), ("mcp-method", "server/discover"), ("mcp-session-id", "stale")];
+    let (status, answer) = modern_post(&server, &token, &headers, &discover).await;
+    assert_eq!((status, &answer["result"]["resultType"]), (200, &json!("complete")), "{answer}");
+    let ping = r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#;
+    assert_eq!(post(&server, &token, Some("stale"), ping).await.0, 404);
+}

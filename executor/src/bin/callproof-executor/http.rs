@@ -1,18 +1,19 @@
 //! `callproof-executor --mcp-http`: the reference executor as an MCP server over Streamable HTTP (protocol
-//! 2025-11-25 with sessions, 2026-07-28 without) on loopback; each POST's body is answered by the library's [`callproof_executor::mcp`], as over
-//! stdio, with `Content-Type: application/json` (never SSE: every answer is one message).
+//! 2025-11-25 with sessions, 2026-07-28 without) on loopback; each POST's body is answered by the library's
+//! [`callproof_executor::mcp`], as over stdio, with `Content-Type: application/json` (never SSE: every answer is
+//! one message).
 //!
 //! Rule enforced here: nothing reaches the MCP layer unless the request passed, in this order, the `Origin`
 //! check (403 for a page that is not on loopback), the path (404), the method (POST; DELETE ends a session;
 //! anything else 405), the bearer token (401 with `WWW-Authenticate`, [`callproof_executor::mcp::token`]), the
-//! protocol version header (400), the content type (415) and the session (404 for an unknown `Mcp-Session-Id`);
-//! the body is read only up to the executor's line limit (413 past it). A body that is not JSON is 400 with
-//! -32700, one that is not a request 400 with -32600; a request other than `initialize` without a session is
-//! 400. A modern (2026-07-28) request needs no session; its `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name`
-//! headers must match the body (400 with -32020 before anything runs), an unknown method is 404 with -32601, a
-//! refusal of its `_meta` 400. The identity of a call is the token's, never `_meta`'s. Without `CALLPROOF_DOWNSTREAM_URL` (a server
-//! the harness did not start, `--mcp-url`), a call's downstream and session come from the token's signed
-//! `cp_downstream_url` and `cp_session` claims, never from the request.
+//! protocol version header (400) and the content type (415); the body is read only up to the executor's line
+//! limit (413 past it). A body that is not JSON is 400 with -32700, one that is not a request 400 with -32600.
+//! A 2025-11-25 request with an unknown `Mcp-Session-Id` is 404, one other than `initialize` without a session
+//! 400. A 2026-07-28 request needs no session (and ignores one); its `MCP-Protocol-Version`, `Mcp-Method` and
+//! `Mcp-Name` headers must match the body (400 with -32020 before anything runs), an unknown method is 404 with
+//! -32601, a refusal of its `_meta` 400. The identity of a call is the token's, never `_meta`'s. Without
+//! `CALLPROOF_DOWNSTREAM_URL` (a server the harness did not start, `--mcp-url`), a call's downstream and session
+//! come from the token's signed `cp_downstream_url` and `cp_session` claims, never from the request.
 
 use crate::options::Options;
 use crate::serve;
@@ -180,7 +181,11 @@ async fn handle(server: Arc<Server>, request: Request<Incoming>) -> Result<Respo
     };
     let (verified, session) = session;
     if request.method() == Method::DELETE {
-        return Ok(end_session(&server, session.as_deref()));
+        return Ok(match session {
+            Session::Unknown => error(StatusCode::NOT_FOUND, UNKNOWN_SESSION),
+            Session::Absent => end_session(&server, None),
+            Session::Open(session) => end_session(&server, Some(&session)),
+        });
     }
     let mirrored = Mirrored::of(request.headers());
     let body = match read_body(request).await {
@@ -208,8 +213,19 @@ impl Mirrored {
     }
 }
 
+/// The `Mcp-Session-Id` a request carries. An unknown one is 404 for a 2025-11-25 request and ignored for a
+/// 2026-07-28 one (streamable-http §Backward Compatibility: do not mint or echo session ids), which only the body
+/// tells apart.
+enum Session {
+    Absent,
+    Open(String),
+    Unknown,
+}
+
+const UNKNOWN_SESSION: &str = "Not found: no such session (initialize again)";
+
 /// The checks made before the body is read; the verified token and the request's session when they pass.
-fn admit(server: &Server, request: &Request<Incoming>) -> Result<(Verified, Option<String>), Refused> {
+fn admit(server: &Server, request: &Request<Incoming>) -> Result<(Verified, Session), Refused> {
     let headers = request.headers();
     if let Some(origin) = headers.get(header::ORIGIN)
         && !loopback_origin(origin)
@@ -238,9 +254,9 @@ fn admit(server: &Server, request: &Request<Incoming>) -> Result<(Verified, Opti
         )));
     }
     let session = match headers.get(SESSION).map(|session| session.to_str()) {
-        None => None,
-        Some(Ok(session)) if lock(&server.sessions).open.contains(session) => Some(session.to_owned()),
-        Some(_) => return Err(refuse(StatusCode::NOT_FOUND, "Not found: no such session (initialize again)")),
+        None => Session::Absent,
+        Some(Ok(session)) if lock(&server.sessions).open.contains(session) => Session::Open(session.to_owned()),
+        Some(_) => Session::Unknown,
     };
     if request.method() == Method::POST {
         let content_type = headers.get(header::CONTENT_TYPE).and_then(|value| value.to_str().ok()).unwrap_or("");
@@ -271,7 +287,7 @@ async fn respond(
     server: &Server,
     body: &[u8],
     verified: Verified,
-    session: Option<String>,
+    session: Session,
     mirrored: &Mirrored,
 ) -> Response<Full<Bytes>> {
     let no_session = || error(StatusCode::BAD_REQUEST, "Bad Request: Mcp-Session-Id is required after initialize");
@@ -282,6 +298,9 @@ async fn respond(
         }
     };
     let answer = match callproof_executor::mcp::reply(body, server.durable, Trust::Token(Box::new(verified.auth))) {
+        Reply { route: None, .. } if matches!(session, Session::Unknown) => {
+            return error(StatusCode::NOT_FOUND, UNKNOWN_SESSION);
+        }
         Reply { answer, route: None } => answer,
         Reply { answer, route: Some(route) } => {
             return respond_modern(server, &executor, answer, &route, mirrored).await;
@@ -300,7 +319,7 @@ async fn respond(
         Answer::Now(message) if matches!(error_code(&message), Some(PARSE_ERROR | INVALID_REQUEST)) => {
             json_response(StatusCode::BAD_REQUEST, Some(&message))
         }
-        _ if session.is_none() => no_session(),
+        _ if !matches!(session, Session::Open(_)) => no_session(),
         Answer::Now(message) => json_response(StatusCode::OK, Some(&message)),
         Answer::Execute(call) => {
             // Bounded like --max-in-flight over stdio; the permit is released when the call is answered.

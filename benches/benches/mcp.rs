@@ -12,6 +12,7 @@
 //! `cargo bench -p callproof-benches --bench mcp`.
 
 use callproof_harness::mcp::client::Client;
+use callproof_harness::mcp::revision::Revision;
 use callproof_harness::mcp::{self, Calls, Options, Server};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use serde_json::json;
@@ -31,8 +32,10 @@ fn executor() -> PathBuf {
     executor
 }
 
+/// The profile in 2025-11-25, whose `ping` the floor measures (2026-07-28 has no `ping`).
 fn options(command: String) -> Options {
-    Options { server: Server::Command(command), calls: Calls::All, timeout: Duration::from_secs(10), bearer: None }
+    let timeout = Duration::from_secs(10);
+    Options { server: Server::Command(command), calls: Calls::All, timeout, revision: Revision::Legacy, bearer: None }
 }
 
 fn runtime() -> tokio::runtime::Runtime {

@@ -288,3 +288,82 @@ async fn without_a_configured_downstream_each_call_goes_to_the_downstream_its_to
     assert_eq!(answer["result"]["structuredContent"]["ok"], true, "{answer}");
     assert!(!downstream.received_requests().await.expect("recorded").is_empty());
 }
+
+/// A modern (2026-07-28) POST of `body` with `token`, no session, and `headers`; the status and the body.
+async fn modern_post(server: &Server, token: &str, headers: &[(&str, &str)], body: &Value) -> (u16, Value) {
+    let mut request = reqwest::Client::new()
+        .post(&server.url)
+        .bearer_auth(token)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(body.to_string());
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    let response = request.send().await.expect("the server answers");
+    let status = response.status().as_u16();
+    (status, serde_json::from_str(&response.text().await.expect("a body")).unwrap_or(Value::Null))
+}
+
+fn modern(id: u32, method: &str, version: &str, params: Value) -> Value {
+    let mut params = params;
+    params["_meta"] = json!({"io.modelcontextprotocol/protocolVersion": version,
+                             "io.modelcontextprotocol/clientCapabilities": {}});
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+}
+
+#[tokio::test]
+async fn a_modern_request_needs_no_session_and_its_headers_must_match_the_body() {
+    let downstream = downstream().await;
+    let server = Server::start(Some(&downstream.uri()));
+    let token = token(&claims(&server.url, "orders:read"));
+    let headers = |method: &'static str, name: Option<&'static str>| {
+        let mut headers = vec![("mcp-protocol-version", "2026-07-28"), ("mcp-method", method)];
+        headers.extend(name.map(|name| ("mcp-name", name)));
+        headers
+    };
+    let discover = modern(1, "server/discover", "2026-07-28", json!({}));
+    let (status, answer) = modern_post(&server, &token, &headers("server/discover", None), &discover).await;
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(answer["result"]["supportedVersions"], json!(["2026-07-28", "2025-11-25"]));
+    assert_eq!(answer["result"]["resultType"], "complete");
+    let call =
+        modern(2, "tools/call", "2026-07-28", json!({"name": "get_order", "arguments": {"order_id": "ord_123"}}));
+    let (status, answer) = modern_post(&server, &token, &headers("tools/call", Some("get_order")), &call).await;
+    assert_eq!((status, &answer["result"]["structuredContent"]["ok"]), (200, &json!(true)), "{answer}");
+    assert_eq!(answer["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["name"], "callproof-executor");
+    let calls = downstream.received_requests().await.expect("recorded").len();
+    let (status, answer) = modern_post(&server, &token, &headers("tools/call", Some("get_weather")), &call).await;
+    assert_eq!((status, &answer["error"]["code"]), (400, &json!(-32020)), "{answer}");
+    let (status, _) = modern_post(&server, &token, &headers("tools/call", None), &call).await;
+    assert_eq!(status, 400, "Mcp-Name is required on tools/call");
+    assert_eq!(downstream.received_requests().await.expect("recorded").len(), calls, "no call was made");
+    let unknown = modern(3, "callproof/nope", "2026-07-28", json!({}));
+    let (status, answer) = modern_post(&server, &token, &headers("callproof/nope", None), &unknown).await;
+    assert_eq!((status, &answer["error"]["code"]), (404, &json!(-32601)));
+    let old = modern(4, "tools/list", "1900-01-01", json!({}));
+    let old_headers = [("mcp-protocol-version", "1900-01-01"), ("mcp-method", "tools/list")];
+    let (status, answer) = modern_post(&server, &token, &old_headers, &old).await;
+    assert_eq!((status, &answer["error"]["code"]), (400, &json!(-32022)), "{answer}");
+    assert!(answer["error"]["data"]["supported"].as_array().is_some_and(|supported| !supported.is_empty()));
+    let mut no_capabilities = modern(5, "tools/list", "2026-07-28", json!({}));
+    no_capabilities["params"]["_meta"]
+        .as_object_mut()
+        .expect("meta")
+        .remove("io.modelcontextprotocol/clientCapabilities");
+    let (status, answer) = modern_post(&server, &token, &headers("tools/list", None), &no_capabilities).await;
+    assert_eq!((status, &answer["error"]["code"]), (400, &json!(-32602)), "{answer}");
+}
+
+#[tokio::test]
+async fn a_modern_request_ignores_an_unknown_session_and_a_legacy_one_gets_404() {
+    let server = Server::start(Some("http://127.0.0.1:9"));
+    let token = token(&claims(&server.url, ""));
+    let discover = modern(1, "server/discover", "2026-07-28", json!({}));
+    let headers =
+        [("mcp-protocol-version", "2026-07-28"), ("mcp-method", "server/discover"), ("mcp-session-id", "stale")];
+    let (status, answer) = modern_post(&server, &token, &headers, &discover).await;
+    assert_eq!((status, &answer["result"]["resultType"]), (200, &json!("complete")), "{answer}");
+    let ping = r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#;
+    assert_eq!(post(&server, &token, Some("stale"), ping).await.0, 404);
+}

@@ -15,6 +15,7 @@ use callproof_executor::{AuthContext, ToolCall};
 use callproof_harness::conform::{self, Options, Profile, ScenarioResult, Status};
 use callproof_harness::corpus::Corpus;
 use callproof_harness::mcp::McpFactory;
+use callproof_harness::mcp::revision::Revision;
 use callproof_harness::scenario::Scenario;
 use callproof_harness::subject::{SubjectCall, SubjectFactory};
 use process_support::{REQUIRE_VAR, TempDir, executor_binary, repo, run_callproof};
@@ -37,7 +38,12 @@ fn reference_mcp(args: &str) -> String {
 }
 
 async fn run(command: &str, names: &[&str]) -> conform::Report {
-    let factory = Arc::new(McpFactory::new(command).expect("a command"));
+    run_in(Revision::Legacy, command, names).await
+}
+
+/// [`run`] speaking `revision`.
+async fn run_in(revision: Revision, command: &str, names: &[&str]) -> conform::Report {
+    let factory = Arc::new(McpFactory::new(command).expect("a command").with_revision(revision));
     let capabilities = factory.probe().await.expect("the server starts");
     let options = Options { profile: Profile::All, jobs: 4, ..Options::default() };
     conform::run(factory, scenarios(names), Corpus::shipped(), &options, Some(capabilities), &|_: &ScenarioResult| {})
@@ -64,29 +70,47 @@ fn failed(report: &conform::Report) -> BTreeSet<String> {
 async fn the_reference_over_mcp_passes_idempotency_auth_decode_burst_and_crash_scenarios() {
     let dir = TempDir::new();
     let command = reference_mcp(&format!("--store sqlite:{}", dir.join("mcp.sqlite3").display()));
-    let names = [
-        "idempotency/duplicate_refund_after_lost_response",
-        "idempotency/burst_of_identical_calls",
-        "idempotency/crash_after_commit",
-        "auth/missing_scope",
-        "auth/identity_invalid_or_expired",
-        "auth/foreign_order_forbidden",
-        "auth/approval_bound_to_arguments",
-        "auth/tool_not_allowed",
-        "decode/duplicate_keys",
-        "decode/string_for_integer",
-        "decode/unknown_tool",
-        "decode/unknown_field_is_admin",
-        "decode/parsed_arguments",
-    ];
-    let report = run(&command, &names).await;
-    assert!(report.passed(), "{}", conform::human::human(&report));
-    assert!(failed(&report).is_empty(), "{:?}", failed(&report));
+    let report = run(&command, &REFERENCE_SCENARIOS).await;
+    assert_reference_passes(&report);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_reference_over_mcp_2026_07_28_passes_the_same_scenarios() {
+    let dir = TempDir::new();
+    let command = reference_mcp(&format!("--store sqlite:{}", dir.join("mcp.sqlite3").display()));
+    let report = run_in(Revision::Modern, &command, &REFERENCE_SCENARIOS).await;
+    assert_reference_passes(&report);
+    let capabilities = report.executor.capabilities.as_ref().expect("probed");
+    assert_eq!(capabilities.protocol, "mcp 2026-07-28", "the report names the revision");
+}
+
+/// Every kind of scenario: idempotency, a burst, a crash over a durable store, auth, decode.
+const REFERENCE_SCENARIOS: [&str; 13] = [
+    "idempotency/duplicate_refund_after_lost_response",
+    "idempotency/burst_of_identical_calls",
+    "idempotency/crash_after_commit",
+    "auth/missing_scope",
+    "auth/identity_invalid_or_expired",
+    "auth/foreign_order_forbidden",
+    "auth/approval_bound_to_arguments",
+    "auth/tool_not_allowed",
+    "decode/duplicate_keys",
+    "decode/string_for_integer",
+    "decode/unknown_tool",
+    "decode/unknown_field_is_admin",
+    "decode/parsed_arguments",
+];
+
+/// Every scenario judged and passed, and the durable store declared.
+fn assert_reference_passes(report: &conform::Report) {
+    assert!(report.passed(), "{}", conform::human::human(report));
+    assert!(failed(report).is_empty(), "{:?}", failed(report));
     let judged: Vec<&str> =
         report.scenarios.iter().filter(|s| s.status == Status::Pass).map(|s| s.id.as_str()).collect();
-    assert_eq!(judged.len(), names.len(), "every scenario judged (none skipped, none expected to fail): {judged:?}");
+    let names = report.scenarios.len();
+    assert_eq!(judged.len(), names, "every scenario judged (none skipped, none expected to fail): {judged:?}");
     let capabilities = report.executor.capabilities.as_ref().expect("probed");
-    assert!(capabilities.has("durable_store"), "declared in initialize's experimental capabilities");
+    assert!(capabilities.has("durable_store"), "declared in initialize's or server/discover's capabilities");
 }
 
 #[test]
@@ -94,26 +118,31 @@ fn the_reference_over_mcp_passes_the_malformed_corpus_with_parse_errors_judged_a
     // 33 corpus texts that are not JSON and the two 100 000-level nestings can only be answered -32700 (the
     // whole line is then not JSON): refusals that satisfy invalid_json and invalid_arguments, with no details.
     let command = reference_mcp("--store memory");
-    let ran = run_callproof(&[
-        "conform",
-        "scenarios/decode/malformed_corpus.toml",
-        "scenarios/decode/truncated_arguments.toml",
-        "--mcp",
-        &command,
-        "--format",
-        "json",
-    ]);
-    assert_eq!(ran.code, 0, "{}\n{}", ran.stdout, ran.stderr);
-    let report: Value = serde_json::from_str(&ran.stdout).expect("a JSON report");
-    assert!(report["executor"]["subject"].as_str().is_some_and(|name| name.starts_with("mcp: ")), "{report}");
-    let statuses: Vec<(&str, &str)> = report["scenarios"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|scenario| Some((scenario["id"].as_str()?, scenario["status"].as_str()?)))
-        .collect();
-    assert_eq!(statuses.len(), 2, "{report}");
-    assert!(statuses.iter().all(|(_, status)| *status == "pass"), "{statuses:?}");
+    // In 2026-07-28 the liveness request after each such line is server/discover, not ping.
+    for revision in ["2025-11-25", "2026-07-28"] {
+        let ran = run_callproof(&[
+            "conform",
+            "scenarios/decode/malformed_corpus.toml",
+            "scenarios/decode/truncated_arguments.toml",
+            "--mcp",
+            &command,
+            "--format",
+            "json",
+            "--mcp-revision",
+            revision,
+        ]);
+        assert_eq!(ran.code, 0, "{}\n{}", ran.stdout, ran.stderr);
+        let report: Value = serde_json::from_str(&ran.stdout).expect("a JSON report");
+        assert!(report["executor"]["subject"].as_str().is_some_and(|name| name.starts_with("mcp: ")), "{report}");
+        let statuses: Vec<(&str, &str)> = report["scenarios"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|scenario| Some((scenario["id"].as_str()?, scenario["status"].as_str()?)))
+            .collect();
+        assert_eq!(statuses.len(), 2, "{report}");
+        assert!(statuses.iter().all(|(_, status)| *status == "pass"), "{revision}: {statuses:?}");
+    }
 }
 
 #[test]

@@ -47,6 +47,10 @@ fn conform(scenarios: &[&str], args: &[&str]) -> (i32, BTreeMap<String, String>,
     let paths: Vec<String> = scenarios.iter().map(|name| format!("scenarios/{name}.toml")).collect();
     all.extend(paths.iter().map(String::as_str));
     all.extend_from_slice(args);
+    if !args.contains(&"--mcp-revision") {
+        // What these tests pin is 2025-11-25 (sessions); 2026-07-28 is asked for by name.
+        all.extend_from_slice(&["--mcp-revision", "2025-11-25"]);
+    }
     all.extend_from_slice(&["--format", "json"]);
     let ran = run_callproof(&all);
     let report: Value = serde_json::from_str(&ran.stdout)
@@ -226,4 +230,25 @@ fn the_reference_over_mcp_http_passes_identity_decode_burst_and_crash_scenarios(
     for id in scenarios {
         assert_eq!(statuses.get(id).map(String::as_str), Some("pass"), "{id}\n{report}");
     }
+}
+
+#[test]
+fn the_reference_over_mcp_http_in_2026_07_28_passes_without_sessions() {
+    let dir = TempDir::new();
+    let binary = executor_binary();
+    let command =
+        format!("'{}' --mcp-http --store sqlite:{}", binary.display(), dir.join("mcp-modern.sqlite3").display());
+    let scenarios = [
+        "idempotency/burst_of_identical_calls",
+        "idempotency/crash_after_commit",
+        "auth/identity_invalid_or_expired",
+        "decode/truncated_arguments",
+    ];
+    let (code, statuses, failed, report) =
+        conform(&scenarios, &["--mcp-http", &command, "--mcp-revision", "2026-07-28"]);
+    assert_eq!(code, 0, "{failed:?}\n{report}");
+    for id in scenarios {
+        assert_eq!(statuses.get(id).map(String::as_str), Some("pass"), "{id}\n{report}");
+    }
+    assert!(report.contains("\"mcp 2026-07-28\""), "the report names the revision: {report}");
 }

@@ -65,7 +65,7 @@ fn python_with_mcp(test: &str) -> bool {
 
 #[test]
 fn the_reference_executor_over_mcp_passes_every_check_with_call_all() {
-    let (code, report) = mcp(&["--server", &reference(), "--call-all"]);
+    let (code, report) = mcp(&["--server", &reference(), "--call-all", "--mcp-revision", "2025-11-25"]);
     assert_eq!(code, 0, "{report:#}");
     for (id, status) in statuses(&report) {
         let judged_elsewhere = id == "mcp-output-conforms"; // no downstream: no call succeeds
@@ -86,7 +86,9 @@ async fn against_a_downstream(extra: &str) -> Value {
     let downstream = MockDownstream::start(world).await;
     let server = format!("env CALLPROOF_DOWNSTREAM_URL={} {} {extra}", downstream.uri(), reference());
     let calls = Calls::Named(["get_weather".to_owned()].into_iter().collect());
-    let options = Options { server: Server::Command(server), calls, timeout: Duration::from_secs(10), bearer: None };
+    let revision = callproof_harness::mcp::revision::Revision::Auto;
+    let options =
+        Options { server: Server::Command(server), calls, timeout: Duration::from_secs(10), revision, bearer: None };
     let report = callproof_harness::mcp::run(&options).await.expect("the reference starts");
     downstream.stop().await;
     serde_json::to_value(&report).expect("a report is JSON")

@@ -117,7 +117,9 @@ fn matches_its_baseline(server: &Server) -> Option<Value> {
     if !installed(server) {
         return None;
     }
-    let ran = run_callproof(&["mcp", "--server", server.command, "--call-all", "--format", "json"]);
+    // The baselines are of 2025-11-25; the Python SDK also speaks 2026-07-28, which `auto` would pick.
+    let args = ["mcp", "--server", server.command, "--call-all", "--format", "json", "--mcp-revision", "2025-11-25"];
+    let ran = run_callproof(&args);
     let report: Value = serde_json::from_str(&ran.stdout).unwrap_or_else(|error| {
         panic!("{}: not a JSON report ({error}):\n{}\nstderr:\n{}", server.name, ran.stdout, ran.stderr)
     });

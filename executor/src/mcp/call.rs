@@ -70,13 +70,15 @@ pub struct Call {
     /// The -32602 message when the params are not a `CallToolRequest` (arguments that are not an object),
     /// sent unless the executor somehow succeeds.
     pub refused: Option<String>,
+    /// A 2026-07-28 request: the result carries `resultType` and the server's identity in `_meta`.
+    pub modern: bool,
 }
 
 impl Call {
     /// Runs the call and gives its JSON-RPC answer: a `CallToolResult` holding the envelope, or -32602 with the
     /// envelope in `data.envelope` for an unknown tool or arguments that are not an object.
     pub async fn run(self, executor: &Executor) -> Value {
-        let Call { id, request, refused } = self;
+        let Call { id, request, refused, modern } = self;
         let name = request.call.name.clone();
         let envelope = executor.execute(request).await;
         let unknown = envelope.code() == Some(ErrorCode::ToolNotFound);
@@ -89,6 +91,9 @@ impl Call {
         match message {
             Some(message) => json!({"jsonrpc": "2.0", "id": id, "error":
                 {"code": INVALID_PARAMS, "message": message, "data": {"envelope": envelope}}}),
+            None if modern => {
+                json!({"jsonrpc": "2.0", "id": id, "result": super::modern::complete(tool_result(envelope))})
+            }
             None => json!({"jsonrpc": "2.0", "id": id, "result": tool_result(envelope)}),
         }
     }
@@ -140,7 +145,7 @@ pub(super) fn call(text: &str, message: &Value, id: &Value, trust: Trust) -> Res
         request_id: None,
         trace_id: None,
     };
-    Ok(Call { id: id.clone(), request, refused })
+    Ok(Call { id: id.clone(), request, refused, modern: false })
 }
 
 /// The trusted context of a stdio call whose `_meta` carries none: the user who started the process (MCP:

@@ -1,5 +1,5 @@
-//! The reference executor as an MCP server (protocol 2025-11-25), independent of the transport: one JSON-RPC
-//! message in, its answer out. The stdio loop (`callproof-executor --mcp`) and the Streamable HTTP handler
+//! The reference executor as an MCP server (protocol 2025-11-25 after `initialize`, and 2026-07-28 statelessly,
+//! [`modern`]), independent of the transport: one JSON-RPC message in, its answer out. The stdio loop (`callproof-executor --mcp`) and the Streamable HTTP handler
 //! (`--mcp-http`) both call [`answer`], so both transports refuse and answer alike (docs/mcp.md).
 //!
 //! Rule enforced here: the JSON-RPC layer refuses what is not a request before any tool runs (-32700 for a
@@ -10,9 +10,11 @@
 //! an `auth` member in `_meta["io.callproof/context"]` is ignored.
 
 mod call;
+pub mod modern;
 pub mod token;
 
 pub use call::{Call, Trust, stdio_context, tool_result};
+pub use modern::Route;
 
 use crate::app::catalog;
 use crate::tool::Risk;
@@ -57,47 +59,98 @@ impl Answer {
 #[derive(Debug)]
 pub(crate) struct Refusal(pub(crate) i64, pub(crate) String);
 
+/// An [`Answer`], and the [`Route`] of the request when it was a modern (2026-07-28) one, which the HTTP
+/// transport checks its headers against and picks its status by.
+#[derive(Debug)]
+pub struct Reply {
+    /// What the message calls for.
+    pub answer: Answer,
+    /// Set for a modern request.
+    pub route: Option<Route>,
+}
+
 /// The answer to one JSON-RPC message (one stdio line, one HTTP body); `features` are the conformance app's
-/// features the server has (`durable_store`, `store_outage`; declared in `initialize`). Never panics, whatever
-/// the bytes.
+/// features the server has (`durable_store`, `store_outage`; declared in `initialize` and `server/discover`).
+/// Never panics, whatever the bytes.
 pub fn answer(message: &[u8], features: &[String], trust: Trust) -> Answer {
+    reply(message, features, trust).answer
+}
+
+/// [`answer`], with the route of a modern request.
+pub fn reply(message: &[u8], features: &[String], trust: Trust) -> Reply {
+    let legacy = |answer: Answer| Reply { answer, route: None };
     let Ok(text) = std::str::from_utf8(message) else {
-        return Answer::Now(refusal(&Value::Null, PARSE_ERROR, "Parse error: not UTF-8"));
+        return legacy(Answer::Now(refusal(&Value::Null, PARSE_ERROR, "Parse error: not UTF-8")));
     };
     let Ok(parsed) = serde_json::from_str::<Value>(text) else {
-        return Answer::Now(refusal(&Value::Null, PARSE_ERROR, "Parse error"));
+        return legacy(Answer::Now(refusal(&Value::Null, PARSE_ERROR, "Parse error")));
     };
-    let invalid = |id: &Value, why: &str| Answer::Now(refusal(id, INVALID_REQUEST, &format!("Invalid Request: {why}")));
-    let Value::Object(members) = &parsed else { return invalid(&Value::Null, "not a JSON object") };
-    let id = match members.get("id") {
-        None => None,
-        Some(id @ (Value::String(_) | Value::Number(_) | Value::Null)) => Some(id.clone()),
-        Some(_) => return invalid(&Value::Null, "id is not a string, a number or null"),
+    let (method, id) = match request(&parsed) {
+        Ok(request) => request,
+        Err(answer) => return legacy(answer),
     };
-    let reply_id = id.clone().unwrap_or(Value::Null);
-    if members.get("jsonrpc") != Some(&json!("2.0")) {
-        return invalid(&reply_id, "jsonrpc is not \"2.0\"");
+    let params = parsed.get("params");
+    if modern::is_modern(method, params) {
+        let route = modern::route(&id, method, params);
+        return Reply { answer: modern_answer(text, &parsed, &id, features, trust), route: Some(route) };
     }
-    let method = match members.get("method") {
-        Some(Value::String(method)) => method.as_str(),
-        None if members.contains_key("result") || members.contains_key("error") => return Answer::Nothing,
-        _ => return invalid(&reply_id, "method is not a string"),
-    };
-    let Some(id) = id else { return Answer::Nothing };
     let result = match method {
-        "initialize" => return Answer::Initialize(success(&id, initialize(members.get("params"), features))),
+        "initialize" => return legacy(Answer::Initialize(success(&id, initialize(params, features)))),
         "ping" => Ok(json!({})),
         "tools/list" => Ok(json!({"tools": tool_list()})),
         "tools/call" => match call::call(text, &parsed, &id, trust) {
-            Ok(call) => return Answer::Execute(Box::new(call)),
+            Ok(call) => return legacy(Answer::Execute(Box::new(call))),
             Err(Refusal(code, why)) => Err((code, why)),
         },
         other => Err((METHOD_NOT_FOUND, format!("Method not found: {other}"))),
     };
-    Answer::Now(match result {
+    legacy(Answer::Now(match result {
         Ok(result) => success(&id, result),
         Err((code, why)) => refusal(&id, code, &why),
+    }))
+}
+
+/// A modern request (2026-07-28): its `_meta` checked first, then the method; no `initialize`, no `ping`.
+fn modern_answer(text: &str, parsed: &Value, id: &Value, features: &[String], trust: Trust) -> Answer {
+    if let Some(refused) = modern::refusal(id, parsed.get("params")) {
+        return Answer::Now(refused);
+    }
+    let method = parsed.get("method").and_then(Value::as_str).unwrap_or_default();
+    Answer::Now(match method {
+        "server/discover" => success(id, modern::discover(features)),
+        "tools/list" => success(id, modern::tools_list(tool_list())),
+        "tools/call" => match call::call(text, parsed, id, trust) {
+            Ok(mut call) => {
+                call.modern = true;
+                return Answer::Execute(Box::new(call));
+            }
+            Err(Refusal(code, why)) => refusal(id, code, &why),
+        },
+        other => refusal(id, METHOD_NOT_FOUND, &format!("Method not found: {other}")),
     })
+}
+
+/// The method and id of a request, or the answer to a message that is not one (an error, or nothing for a
+/// notification or a response).
+fn request(parsed: &Value) -> Result<(&str, Value), Answer> {
+    let invalid = |id: &Value, why: &str| Answer::Now(refusal(id, INVALID_REQUEST, &format!("Invalid Request: {why}")));
+    let Value::Object(members) = parsed else { return Err(invalid(&Value::Null, "not a JSON object")) };
+    let id = match members.get("id") {
+        None => None,
+        Some(id @ (Value::String(_) | Value::Number(_) | Value::Null)) => Some(id.clone()),
+        Some(_) => return Err(invalid(&Value::Null, "id is not a string, a number or null")),
+    };
+    let reply_id = id.clone().unwrap_or(Value::Null);
+    if members.get("jsonrpc") != Some(&json!("2.0")) {
+        return Err(invalid(&reply_id, "jsonrpc is not \"2.0\""));
+    }
+    let method = match members.get("method") {
+        Some(Value::String(method)) => method.as_str(),
+        None if members.contains_key("result") || members.contains_key("error") => return Err(Answer::Nothing),
+        _ => return Err(invalid(&reply_id, "method is not a string")),
+    };
+    let Some(id) = id else { return Err(Answer::Nothing) };
+    Ok((method, id))
 }
 
 /// A JSON-RPC result message.
@@ -122,7 +175,7 @@ fn initialize(params: Option<&Value>, features: &[String]) -> Value {
             "tools": {"listChanged": false},
             "experimental": {"io.callproof/conformance-app": {"features": features}},
         },
-        "serverInfo": {"name": "callproof-executor", "version": env!("CARGO_PKG_VERSION")},
+        "serverInfo": modern::server_info(),
         "instructions": "The callproof conformance app; each result's structuredContent is a callproof envelope.",
     })
 }

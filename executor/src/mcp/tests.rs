@@ -67,3 +67,32 @@ fn over_http_the_token_identity_wins_and_a_meta_auth_is_ignored_even_when_malfor
     assert_eq!(execute(malformed, Trust::Token(Box::new(token))).request.auth.subject_id, "u_token");
     assert_eq!(code(malformed), Some(-32602), "over stdio the same auth is read, and refused");
 }
+
+#[test]
+fn a_modern_request_is_served_without_initialize_and_its_results_are_complete() {
+    let meta = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+    let now = |line: String| match reply(line.as_bytes(), &["durable_store".to_owned()], Trust::Stdio) {
+        Reply { answer: Answer::Now(message), route: Some(_) } => message,
+        other => panic!("not a modern answer: {other:?}"),
+    };
+    let discovered = now(format!(r#"{{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{{{meta}}}}}"#));
+    assert_eq!(discovered["result"]["supportedVersions"], json!(["2026-07-28", "2025-11-25"]));
+    assert_eq!(
+        discovered["result"]["capabilities"]["extensions"]["io.callproof/conformance-app"]["features"][0],
+        "durable_store"
+    );
+    let listed = now(format!(r#"{{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{{{meta}}}}}"#));
+    assert_eq!(
+        (listed["result"]["resultType"].as_str(), listed["result"]["cacheScope"].as_str()),
+        (Some("complete"), Some("public"))
+    );
+    assert_eq!(listed["result"]["tools"], json!(tool_list()));
+    let ping = now(format!(r#"{{"jsonrpc":"2.0","id":3,"method":"ping","params":{{{meta}}}}}"#));
+    assert_eq!(ping["error"]["code"], -32601, "ping is gone in 2026-07-28");
+    let call = format!(
+        r#"{{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{{"name":"get_order",{meta},"arguments":{{}}}}}}"#
+    );
+    assert!(execute(&call, Trust::Stdio).modern);
+    let legacy = r#"{"jsonrpc":"2.0","id":5,"method":"tools/list"}"#;
+    assert!(reply(legacy.as_bytes(), &[], Trust::Stdio).route.is_none(), "no _meta: a legacy request");
+}

@@ -12,6 +12,7 @@ use super::reports::{self, Reports};
 use super::select::Selection;
 use callproof_harness::conform;
 use callproof_harness::corpus::Corpus;
+use callproof_harness::mcp::revision::Revision;
 use callproof_harness::mcp::token::Key;
 use callproof_harness::mcp::{McpFactory, McpHttpFactory};
 use callproof_harness::process::{ProcessFactory, ProcessOptions};
@@ -38,7 +39,7 @@ pub(crate) struct Args {
     #[arg(long, value_name = "COMMAND")]
     executor: Option<String>,
     /// Or an MCP server command, e.g. "callproof-executor --mcp": started once per scenario with the
-    /// environment of docs/mcp.md, spoken to as MCP 2025-11-25 over its stdin and stdout.
+    /// environment of docs/mcp.md, spoken to as MCP (--mcp-revision) over its stdin and stdout.
     #[arg(long, value_name = "COMMAND")]
     mcp: Option<String>,
     /// Or an MCP server command speaking Streamable HTTP: started once per scenario with CALLPROOF_MCP_URL
@@ -56,6 +57,10 @@ pub(crate) struct Args {
     /// Features the MCP server has but cannot declare in its capabilities (e.g. durable_store).
     #[arg(long, value_name = "FEATURE", value_delimiter = ',')]
     mcp_features: Vec<String>,
+    /// The MCP revision to speak with --mcp, --mcp-http or --mcp-url: auto asks the server (server/discover
+    /// first) and falls back to 2025-11-25.
+    #[arg(long, value_enum, value_name = "REVISION", default_value = "auto")]
+    mcp_revision: Revision,
     /// With --executor, --mcp or --mcp-http: the address (HOST:PORT) of the executor's idempotency store. Each
     /// executor process then reaches it through a relay the harness can cut (`store_outage` scenarios; the
     /// executor must declare the store_outage feature), named in its environment as CALLPROOF_STORE_PROXY.
@@ -109,15 +114,20 @@ impl Subject {
         if !features.is_empty() && args.executor.is_some() {
             return Err(Error::Usage("--mcp-features is for an MCP server, not --executor".to_owned()));
         }
+        if args.mcp_revision != Revision::Auto && args.executor.is_some() {
+            return Err(Error::Usage("--mcp-revision is for an MCP server, not --executor".to_owned()));
+        }
         let store =
             |options: &ProcessOptions| ProcessOptions { store_upstream: args.store_address.clone(), ..options.clone() };
         if let Some(command) = &args.mcp {
-            let factory = McpFactory::new(command)?.with_options(store(&ProcessOptions::default()));
+            let factory = McpFactory::new(command)?
+                .with_revision(args.mcp_revision)
+                .with_options(store(&ProcessOptions::default()));
             return Ok(Subject::Mcp(Box::new(factory.with_features(features))));
         }
         if let Some(command) = &args.mcp_http {
             let factory = McpHttpFactory::command(command).map_err(Error::Usage)?;
-            let factory = factory.with_options(store(&ProcessOptions::default()));
+            let factory = factory.with_options(store(&ProcessOptions::default())).with_revision(args.mcp_revision);
             return Ok(Subject::McpHttp(Box::new(factory.with_features(features))));
         }
         if let (Some(url), Some(file)) = (&args.mcp_url, &args.mcp_token_key_file) {
@@ -126,7 +136,7 @@ impl Subject {
             })?;
             let key = Key::from_text(&text).map_err(|why| Error::Usage(format!("{}: {why}", file.display())))?;
             let factory = McpHttpFactory::url(url, key).map_err(Error::Usage)?;
-            return Ok(Subject::McpHttp(Box::new(factory.with_features(features))));
+            return Ok(Subject::McpHttp(Box::new(factory.with_revision(args.mcp_revision).with_features(features))));
         }
         match &args.executor {
             Some(command) => {

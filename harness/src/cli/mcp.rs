@@ -7,6 +7,7 @@
 
 use super::Error;
 use super::output::{self, Format};
+use callproof_harness::mcp::revision::Revision;
 use callproof_harness::mcp::{self, Bearer, Calls, Options, Server};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -49,6 +50,9 @@ pub(crate) struct Args {
     /// How the report is printed on stdout.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     format: Format,
+    /// The MCP revision to speak: auto asks the server (server/discover first) and falls back to 2025-11-25.
+    #[arg(long, value_enum, value_name = "REVISION", default_value = "auto")]
+    mcp_revision: Revision,
 }
 
 /// Runs the profile and prints the report.
@@ -70,7 +74,8 @@ pub(crate) fn run(args: Args) -> Result<ExitCode, Error> {
                    environment it is started with";
         return Err(Error::Usage(why.to_owned()));
     }
-    let options = Options { server, calls, timeout: Duration::from_millis(args.timeout), bearer };
+    let timeout = Duration::from_millis(args.timeout);
+    let options = Options { server, calls, timeout, revision: args.mcp_revision, bearer };
     let runtime = super::runtime()?;
     let report = runtime.block_on(mcp::run(&options))?;
     match args.format {

@@ -132,6 +132,13 @@ pub fn shows_details(result: &ScenarioResult, verbose: bool) -> bool {
     result.status == Status::Fail || verbose
 }
 
+/// An MCP server's revision (`mcp 2026-07-28`), which the report names; callproof/1's version is the harness's
+/// own and is not shown.
+fn spoken(report: &Report) -> Option<&str> {
+    let protocol = report.executor.capabilities.as_ref()?.protocol.as_str();
+    protocol.starts_with("mcp ").then_some(protocol)
+}
+
 /// The whole human report: a header, a line per scenario (details under failures), then the [`footer`].
 pub fn human(report: &Report) -> String {
     let mut text = String::new();
@@ -139,7 +146,9 @@ pub fn human(report: &Report) -> String {
     if let Some(capabilities) = &report.executor.capabilities {
         let features =
             if capabilities.features.is_empty() { "none".to_owned() } else { capabilities.features.join(", ") };
-        let _ = writeln!(text, "executor: {} {} (features: {features})", capabilities.name, capabilities.version);
+        let spoken = spoken(report).map(|protocol| format!(", {protocol}")).unwrap_or_default();
+        let (name, version) = (&capabilities.name, &capabilities.version);
+        let _ = writeln!(text, "executor: {name} {version} (features: {features}{spoken})");
     }
     for scenario in &report.scenarios {
         let _ = writeln!(text, "{}", scenario_line(scenario));
@@ -176,7 +185,8 @@ pub fn tally(report: &Report) -> String {
     let xfail = by_id.values().any(|counts| counts.expected > 0);
     let column = |text: String| if xfail { text } else { String::new() };
     let mut text = String::new();
-    let _ = writeln!(text, "\nchecks against {}:", report.executor.subject);
+    let spoken = spoken(report).map(|protocol| format!(" ({protocol})")).unwrap_or_default();
+    let _ = writeln!(text, "\nchecks against {}{spoken}:", report.executor.subject);
     let _ = writeln!(
         text,
         "  {:<34} {:<6} {:>5} {:>5}{} {:>5}",

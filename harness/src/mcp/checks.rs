@@ -328,10 +328,32 @@ pub const ALL: [Check; 37] = [
     ERROR_NO_LEAK,
 ];
 
+/// The checks of a run in `modern` (2026-07-28) or legacy (2025-11-25) mode, in report order: in 2026-07-28
+/// the handshake and version negotiation take their modern forms and [`super::modern::ONLY`] follows.
+pub fn of(modern: bool) -> Vec<Check> {
+    if !modern {
+        return ALL.to_vec();
+    }
+    let forms = [super::modern::HANDSHAKE, super::modern::VERSION_NEGOTIATION];
+    let shared = ALL.iter().map(|check| forms.iter().find(|form| form.id == check.id).copied().unwrap_or(*check));
+    shared.chain(super::modern::ONLY).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::collections::BTreeSet;
+
+    #[test]
+    fn a_modern_run_has_the_modern_forms_and_the_modern_checks_with_no_id_twice() {
+        let modern = of(true);
+        let ids: BTreeSet<&str> = modern.iter().map(|check| check.id).collect();
+        assert_eq!(ids.len(), modern.len());
+        assert_eq!(modern.len(), ALL.len() + super::super::modern::ONLY.len());
+        let handshake = modern.iter().find(|check| check.id == HANDSHAKE.id).expect("handshake");
+        assert!(handshake.cites.starts_with("2026-07-28"), "{handshake:?}");
+        assert_eq!(of(false), ALL.to_vec());
+    }
 
     #[test]
     fn ids_are_unique_and_prefixed() {

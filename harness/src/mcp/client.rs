@@ -8,6 +8,7 @@
 
 use super::bearer::Bearer;
 use super::http::{Http, PostError};
+use super::revision::{self, Route};
 use crate::shell;
 use crate::subject::SubjectError;
 use async_trait::async_trait;
@@ -88,14 +89,16 @@ pub struct Exchange {
     pub sent: String,
     /// The answer.
     pub answer: Answer,
+    /// HTTP: the status of the POST that carried it.
+    pub status: Option<u16>,
 }
 
 /// The client's view of a transport: send one message as it is, read the server's messages back. Stdio and
 /// Streamable HTTP are its two implementations, so the profile's requests and their judging are written once.
 #[async_trait]
 pub(crate) trait Transport: Send {
-    /// Sends one message, byte for byte.
-    async fn send(&mut self, line: &str) -> Sent;
+    /// Sends one message, byte for byte, with the headers of its route (HTTP only; stdio has none).
+    async fn send(&mut self, line: &str, route: &Route) -> Sent;
     /// The next message from the server before `until`; `None` when none came (HTTP: none left of the
     /// responses already read, since every answer rides on its POST).
     async fn next(&mut self, until: Instant) -> Option<Value>;
@@ -107,6 +110,10 @@ pub(crate) trait Transport: Send {
     fn stderr_tail(&self) -> Vec<String>;
     /// Ends the connection (stdio: closes stdin, waits up to `grace`, kills).
     async fn close(self: Box<Self>, grace: Duration);
+    /// HTTP: the status of a `GET` on the endpoint; stdio: `None`.
+    async fn get(&mut self) -> Option<Result<u16, String>> {
+        None
+    }
 }
 
 /// What sending one message did.
@@ -141,7 +148,7 @@ struct Posting {
 
 #[async_trait]
 impl Transport for Pipes {
-    async fn send(&mut self, line: &str) -> Sent {
+    async fn send(&mut self, line: &str, _route: &Route) -> Sent {
         let Some(stdin) = self.stdin.as_mut() else { return Sent::Failed("stdin is closed".to_owned()) };
         let mut bytes = line.as_bytes().to_vec();
         bytes.push(b'\n');
@@ -182,8 +189,8 @@ impl Transport for Pipes {
 
 #[async_trait]
 impl Transport for Posting {
-    async fn send(&mut self, line: &str) -> Sent {
-        match self.http.post(line, self.bearer.as_ref().map(Bearer::text)).await {
+    async fn send(&mut self, line: &str, route: &Route) -> Sent {
+        match self.http.post_with(line, self.bearer.as_ref().map(Bearer::text), &route.headers()).await {
             Ok(posted) => {
                 self.reached = true;
                 self.queue.extend(posted.messages);
@@ -214,6 +221,10 @@ impl Transport for Posting {
     }
 
     async fn close(self: Box<Self>, _grace: Duration) {}
+
+    async fn get(&mut self) -> Option<Result<u16, String>> {
+        Some(self.http.get(self.bearer.as_ref().map(Bearer::text)).await.map_err(|error| error.to_string()))
+    }
 }
 
 /// An MCP client over one [`Transport`], every wait bounded by the timeout.
@@ -223,6 +234,8 @@ pub struct Client {
     unclaimed: Vec<Value>,
     next_id: i64,
     timeout: Duration,
+    /// Speaking 2026-07-28: every request built here carries the `_meta` fields (and over HTTP the headers).
+    modern: bool,
 }
 
 impl Client {
@@ -284,7 +297,42 @@ impl Client {
     }
 
     fn over(transport: Box<dyn Transport>, timeout: Duration) -> Client {
-        Client { transport, unclaimed: Vec::new(), next_id: 1, timeout }
+        Client { transport, unclaimed: Vec::new(), next_id: 1, timeout, modern: false }
+    }
+
+    /// Speaks 2026-07-28 from now on (or 2025-11-25 again).
+    pub fn set_modern(&mut self, modern: bool) {
+        self.modern = modern;
+    }
+
+    /// Whether it speaks 2026-07-28.
+    pub fn modern(&self) -> bool {
+        self.modern
+    }
+
+    /// The per-request timeout.
+    pub fn timeout(&self) -> Duration {
+        self.timeout
+    }
+
+    /// Sets the per-request timeout (the era probe waits less than a request).
+    pub fn set_timeout(&mut self, timeout: Duration) {
+        self.timeout = timeout;
+    }
+
+    /// The route of a request for `method` built here: modern headers when modern, none otherwise.
+    pub fn route(&self, method: &str, name: Option<&str>) -> Route {
+        if self.modern { Route::modern(method, name) } else { Route::default() }
+    }
+
+    /// The liveness request: `ping`, or `server/discover` in 2026-07-28 (which has no `ping`).
+    pub fn liveness(&self) -> &'static str {
+        if self.modern { "server/discover" } else { "ping" }
+    }
+
+    /// HTTP: the status of a `GET` on the endpoint; stdio: `None`.
+    pub async fn get(&mut self) -> Option<Result<u16, String>> {
+        self.transport.get().await
     }
 
     /// A fresh request id.
@@ -294,32 +342,41 @@ impl Client {
         id
     }
 
-    /// Sends `method` with `params` under a fresh id and waits for its answer.
+    /// Sends `method` with `params` under a fresh id and waits for its answer; in 2026-07-28 the params carry
+    /// the `_meta` fields and the POST the headers.
     pub async fn request(&mut self, method: &str, params: Option<Value>) -> Exchange {
         let id = self.next_id();
+        let params = if self.modern { Some(revision::with_meta(params)) } else { params };
+        let name = params.as_ref().and_then(|params| params.get("name")?.as_str().map(str::to_owned));
+        let route = self.route(method, name.as_deref());
         let mut message = json!({"jsonrpc": "2.0", "id": id, "method": method});
         if let Some(params) = params {
             message["params"] = params;
         }
-        self.exchange(message.to_string(), &json!(id)).await
+        self.exchange_routed(message.to_string(), &json!(id), &route).await
     }
 
     /// Sends `line` as it is and waits for the response whose id is `id`.
     pub async fn exchange(&mut self, line: String, id: &Value) -> Exchange {
-        let sent = self.transport.send(&line).await;
-        let answer = match sent {
-            Sent::Failed(why) => Answer::Failed(why),
-            Sent::Timeout => Answer::Silent,
-            Sent::Written => self.wait_for(id, None).await,
-            Sent::Posted { status, body } => self.wait_for(id, Some((status, body))).await,
+        self.exchange_routed(line, id, &Route::default()).await
+    }
+
+    /// [`Client::exchange`] with the headers of `route` (HTTP).
+    pub async fn exchange_routed(&mut self, line: String, id: &Value, route: &Route) -> Exchange {
+        let sent = self.transport.send(&line, route).await;
+        let (answer, status) = match sent {
+            Sent::Failed(why) => (Answer::Failed(why), None),
+            Sent::Timeout => (Answer::Silent, None),
+            Sent::Written => (self.wait_for(id, None).await, None),
+            Sent::Posted { status, body } => (self.wait_for(id, Some((status, body))).await, Some(status)),
         };
-        Exchange { sent: line, answer }
+        Exchange { sent: line, answer, status }
     }
 
     /// Sends a notification (no id, no answer).
     pub async fn notify(&mut self, method: &str) {
         let line = json!({"jsonrpc": "2.0", "method": method}).to_string();
-        self.transport.send(&line).await;
+        self.transport.send(&line, &Route::default()).await;
     }
 
     /// Sends `line`, which may not parse (so its id may be unusable), then a `ping`; returns the line's
@@ -327,9 +384,24 @@ impl Client {
     /// with `id: null`, seen before the ping's answer or shortly after it; over HTTP, an error status whose
     /// body held no message.
     pub async fn garbage(&mut self, line: String, id: Option<Value>) -> (Exchange, Exchange) {
+        self.garbage_routed(line, id, &Route::default()).await
+    }
+
+    /// [`Client::garbage`] with the headers of `route` (HTTP); the liveness request is [`Client::liveness`].
+    pub async fn garbage_routed(&mut self, line: String, id: Option<Value>, route: &Route) -> (Exchange, Exchange) {
         self.unclaimed.clear();
-        let sent = self.transport.send(&line).await;
-        let ping = self.request("ping", None).await;
+        let sent = self.transport.send(&line, route).await;
+        let status = match &sent {
+            Sent::Posted { status, .. } => Some(*status),
+            _ => None,
+        };
+        if status.is_some() {
+            // The POST's own answer is set aside, so the liveness request after it does not take it for its own.
+            while let Some(message) = self.transport.next(Instant::now()).await {
+                self.unclaimed.push(message);
+            }
+        }
+        let ping = self.request(self.liveness(), None).await;
         let answers = |message: &Value| {
             let is_response = message.get("result").is_some() || message.get("error").is_some();
             let null_error = message.get("id").is_none_or(Value::is_null) && message.get("error").is_some();
@@ -353,7 +425,7 @@ impl Client {
             (_, None) => Answer::Dropped,
         };
         self.unclaimed.clear();
-        (Exchange { sent: line, answer }, ping)
+        (Exchange { sent: line, answer, status }, ping)
     }
 
     /// Whether the server is still there (the process runs; over HTTP, the last POST reached it).
@@ -383,7 +455,9 @@ impl Client {
                 };
             };
             let is_response = message.get("result").is_some() || message.get("error").is_some();
-            if is_response && message.get("id") == Some(id) {
+            // Over HTTP the response to a POST answers that POST, also when the server could not read its id.
+            let null_error = posted.is_some() && message.get("error").is_some() && message["id"].is_null();
+            if (is_response && message.get("id") == Some(id)) || null_error {
                 return Answer::Response(message);
             }
             self.unclaimed.push(message);

@@ -3,8 +3,9 @@
 //!
 //! Rule enforced here: every POST is bounded (a timeout from connecting until the last byte, and at most
 //! [`MAX_BODY_BYTES`] of body), the line is sent byte for byte as the caller wrote it (a malformed message stays
-//! malformed), the `Mcp-Session-Id` the server hands out is echoed on every later request, and the negotiated
-//! `MCP-Protocol-Version` too. A failure says which of these went wrong, never just "error".
+//! malformed), the `Mcp-Session-Id` the server hands out with the `initialize` result is echoed on every later
+//! request, and the negotiated `MCP-Protocol-Version` too (a 2026-07-28 request brings its own headers instead).
+//! A failure says which of these went wrong, never just "error".
 
 use serde_json::Value;
 use std::sync::{Mutex, PoisonError};
@@ -111,18 +112,19 @@ impl Http {
     /// # Errors
     /// [`PostError`] when nothing came back: a timeout, a connection failure, a body too large.
     pub async fn post(&self, line: &str, bearer: Option<&str>) -> Result<Posted, PostError> {
-        self.post_with(line, bearer, &[]).await
+        self.post_with::<&str, &str>(line, bearer, &[]).await
     }
 
-    /// [`Http::post`] with more headers (`callproof mcp`'s HTTP checks: an `Origin`).
+    /// [`Http::post`] with `headers` too (a modern request's `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`;
+    /// the HTTP checks' `Origin`); a version header among them replaces the session's.
     ///
     /// # Errors
     /// As [`Http::post`].
-    pub async fn post_with(
+    pub async fn post_with<N: AsRef<str>, V: AsRef<str>>(
         &self,
         line: &str,
         bearer: Option<&str>,
-        headers: &[(&str, &str)],
+        headers: &[(N, V)],
     ) -> Result<Posted, PostError> {
         let mut request = self
             .client
@@ -133,20 +135,21 @@ impl Http {
         if let Some(session) = self.session() {
             request = request.header(SESSION_HEADER, session);
         }
-        if let Some(version) = self.version.lock().unwrap_or_else(PoisonError::into_inner).clone() {
+        let versioned = headers.iter().any(|(name, _)| name.as_ref().eq_ignore_ascii_case(VERSION_HEADER));
+        if let Some(version) = self.version.lock().unwrap_or_else(PoisonError::into_inner).clone()
+            && !versioned
+        {
             request = request.header(VERSION_HEADER, version);
+        }
+        for (name, value) in headers {
+            request = request.header(name.as_ref(), value.as_ref());
         }
         if let Some(token) = bearer {
             request = request.bearer_auth(token);
         }
-        for (name, value) in headers {
-            request = request.header(*name, *value);
-        }
         let response = request.send().await.map_err(|error| self.failed(&error))?;
         let header = |name: &str| response.headers().get(name).and_then(|value| value.to_str().ok()).map(str::to_owned);
-        if let Some(session) = header(SESSION_HEADER) {
-            *self.session.lock().unwrap_or_else(PoisonError::into_inner) = Some(session);
-        }
+        let session = header(SESSION_HEADER);
         let status = response.status().as_u16();
         // Every challenge: a server may send one WWW-Authenticate field per scheme (RFC 9110 §11.6.1).
         let challenges: Vec<&str> =
@@ -160,8 +163,26 @@ impl Http {
         let negotiated = messages.iter().find_map(|message| message.pointer("/result/protocolVersion")?.as_str());
         if let Some(version) = negotiated {
             *self.version.lock().unwrap_or_else(PoisonError::into_inner) = Some(version.to_owned());
+            // A session is handed out with the initialize result (2025-11-25 transports §Session Management);
+            // one sent with anything else (a legacy server refusing the 2026-07-28 probe) is not kept.
+            if let Some(session) = session {
+                *self.session.lock().unwrap_or_else(PoisonError::into_inner) = Some(session);
+            }
         }
         Ok(Posted { status, messages, body, authenticate })
+    }
+
+    /// A `GET` on the endpoint (a modern server SHOULD answer 405): its status.
+    ///
+    /// # Errors
+    /// [`PostError`] when no status came back.
+    pub async fn get(&self, bearer: Option<&str>) -> Result<u16, PostError> {
+        let mut request = self.client.get(&self.url).header("Accept", "text/event-stream");
+        if let Some(token) = bearer {
+            request = request.bearer_auth(token);
+        }
+        let response = request.send().await.map_err(|error| self.failed(&error))?;
+        Ok(response.status().as_u16())
     }
 
     fn failed(&self, error: &reqwest::Error) -> PostError {
@@ -329,6 +350,29 @@ mod tests {
             accept.clone().count() == 2
                 && accept.into_iter().all(|accept| accept == "application/json, text/event-stream")
         );
+        tokio::task::yield_now().await;
+    }
+
+    #[tokio::test]
+    async fn a_session_comes_only_with_an_initialize_result_and_a_modern_request_brings_its_own_headers() {
+        use wiremock::matchers::{header, method};
+        use wiremock::{Mock, MockServer, ResponseTemplate};
+        let server = MockServer::builder().start().await;
+        let refused = json!({"jsonrpc": "2.0", "id": "p", "error": {"code": -32601, "message": "no"}});
+        let answer = ResponseTemplate::new(400).insert_header(SESSION_HEADER, "s-probe").set_body_json(&refused);
+        Mock::given(method("POST"))
+            .and(header("Mcp-Method", "server/discover"))
+            .respond_with(answer)
+            .mount(&server)
+            .await;
+        let http = Http::new(&server.uri(), Duration::from_secs(5)).expect("a client");
+        let headers = [("MCP-Protocol-Version", "2026-07-28".to_owned()), ("Mcp-Method", "server/discover".to_owned())];
+        let posted = http.post_with("{}", None, &headers).await.expect("posted");
+        assert_eq!((posted.status, posted.messages.len()), (400, 1));
+        assert_eq!(http.session(), None, "a session handed out with a refusal is not kept");
+        let requests = server.received_requests().await.unwrap_or_default();
+        let version = requests.first().and_then(|request| request.headers.get(VERSION_HEADER)?.to_str().ok());
+        assert_eq!(version, Some("2026-07-28"));
         tokio::task::yield_now().await;
     }
 

@@ -11,7 +11,10 @@
 //! | [`lint`] | the tool-list lint: names, schemas, annotations |
 //! | [`inputs`] | invalid inputs generated from a tool's own `inputSchema` |
 //! | [`leak`] | error texts scanned for stack traces, file paths and secrets |
+//! | `handshake` | the start of a profile run: the revision (or `auto`'s detection), the 2025-11-25 handshake |
 //! | [`profile`] | one run: the requests in order, each answer turned into findings; the safety rule |
+//! | [`revision`] | 2025-11-25 or 2026-07-28: `--mcp-revision`, the modern `_meta` and headers, era detection |
+//! | [`modern`] | the profile's 2026-07-28 checks: discovery, `_meta`, `resultType`, cache fields, HTTP headers |
 //! | [`report`] | statuses per check, failures with the request that shows them, human and JSON |
 //! | [`remote`] | `callproof conform --mcp-http` / `--mcp-url`: the conformance app over Streamable HTTP |
 //! | [`token`] | the HS256 bearer JWT per call that carries the caller's identity over HTTP |
@@ -25,14 +28,17 @@
 pub mod bearer;
 pub mod checks;
 pub mod client;
+mod handshake;
 pub mod http;
 pub mod http_checks;
 pub mod inputs;
 pub mod leak;
 pub mod lint;
+pub mod modern;
 pub mod profile;
 pub mod remote;
 pub mod report;
+pub mod revision;
 pub mod subject;
 pub mod token;
 pub mod wire;

@@ -3,7 +3,8 @@
 //!
 //! Rule enforced here (the safety rule): a tool gets any call at all only when the user named it (`--call`,
 //! `--call-all`) or the server annotates it `readOnlyHint: true`; every other tool is listed as skipped with
-//! the reason. After every hostile input the server must still answer `ping`.
+//! the reason. After every hostile input the server must still answer `ping` (`server/discover` in 2026-07-28,
+//! whose checks are in [`super::modern`]; the era is settled first, `handshake.rs`).
 
 use super::bearer::Bearer;
 use super::checks::{self, Check};
@@ -13,19 +14,20 @@ use super::inputs;
 use super::leak;
 use super::lint;
 use super::report::{self, Finding, Report, Skipped};
+use super::revision::{self, Revision};
 use crate::subject::SubjectError;
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-/// The protocol revision the handshake asks for.
-pub const PROTOCOL_VERSION: &str = "2025-11-25";
+/// The protocol revision the legacy handshake asks for.
+pub const PROTOCOL_VERSION: &str = revision::LEGACY;
 
 /// Revisions a server may answer `initialize` with (lifecycle §Version Negotiation: one it supports).
-const KNOWN_VERSIONS: [&str; 5] = ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
+pub(super) const KNOWN_VERSIONS: [&str; 5] = ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
 
 /// Pages of `tools/list` followed at most.
-const MAX_PAGES: usize = 100;
+pub(super) const MAX_PAGES: usize = 100;
 
 /// Longest request or answer a finding keeps (a 2 MiB case stays out of the JSON report).
 const KEPT: usize = 4096;
@@ -71,7 +73,7 @@ impl Server {
     }
 
     /// A client of the server: the process started, or the endpoint (nothing sent yet) with `bearer`.
-    fn client(&self, timeout: Duration, bearer: Option<&Bearer>) -> Result<Client, SubjectError> {
+    pub(super) fn client(&self, timeout: Duration, bearer: Option<&Bearer>) -> Result<Client, SubjectError> {
         match self {
             Server::Command(command) => Client::start(command, timeout),
             Server::Url(url) => Client::connect(url, timeout, bearer.cloned()),
@@ -88,6 +90,8 @@ pub struct Options {
     pub calls: Calls,
     /// The bound on every request.
     pub timeout: Duration,
+    /// The revision to speak (`auto`: ask the server).
+    pub revision: Revision,
     /// `Authorization: Bearer` on every HTTP request (`--bearer`); never with a command.
     pub bearer: Option<Bearer>,
 }
@@ -99,13 +103,27 @@ pub struct Options {
 /// that is a finding.
 pub async fn run(options: &Options) -> Result<Report, SubjectError> {
     let client = options.server.client(options.timeout, options.bearer.as_ref())?;
-    let mut run = Run { client, findings: Vec::new(), called: Vec::new(), skipped: Vec::new(), params_checked: false };
-    let (protocol_version, server_info) = run.handshake().await;
+    let http = matches!(options.server, Server::Url(_));
+    let mut run = Run {
+        client,
+        findings: Vec::new(),
+        called: Vec::new(),
+        skipped: Vec::new(),
+        params_checked: false,
+        http,
+        modern_failed: BTreeSet::new(),
+        modern_refusal: false,
+    };
+    let (protocol_version, server_info) = run.era(options.revision).await;
+    let modern = run.client.modern();
     let tools = if protocol_version.is_some() { run.list().await } else { Vec::new() };
     if protocol_version.is_some() {
         run.protocol_errors(&tools).await;
+        if modern {
+            run.modern_checks(&tools).await;
+        }
         for tool in &tools {
-            run.tool(tool, &options.calls).await;
+            run.tool(tool, &options.calls, &tools).await;
         }
     }
     let alive = run.client.alive();
@@ -125,15 +143,16 @@ pub async fn run(options: &Options) -> Result<Report, SubjectError> {
         }
     }
     run.client.close().await;
-    if protocol_version.is_some() {
-        run.findings.extend(negotiation(options).await);
+    if protocol_version.is_some() && !modern {
+        run.findings.extend(super::handshake::negotiation(options).await);
     }
     let http = match &options.server {
         Server::Command(_) => http_checks::over_stdio(),
         Server::Url(url) => http_checks::over_http(url, options.bearer.as_ref(), options.timeout).await,
     };
     run.findings.extend(http.findings);
-    let mut report = Report::new(options.server.name().to_owned(), &run.findings);
+    let mut report = Report::with_checks(options.server.name().to_owned(), &run.findings, checks::of(modern));
+    report.revision = if modern { revision::MODERN } else { revision::LEGACY };
     http.not_judged.iter().for_each(|(check, why)| report.not_judged(check, why));
     if let Some(bearer) = &options.bearer {
         report.redact(|text| bearer.redact(text));
@@ -147,17 +166,31 @@ pub async fn run(options: &Options) -> Result<Report, SubjectError> {
     Ok(report)
 }
 
-struct Run {
-    client: Client,
-    findings: Vec<Finding>,
+/// One run's state; the 2026-07-28 checks are in [`modern`].
+pub(super) struct Run {
+    pub(super) client: Client,
+    pub(super) findings: Vec<Finding>,
     called: Vec<String>,
     skipped: Vec<Skipped>,
     /// Whether `mcp-call-params-invalid` has been judged (once per server, on the first callable tool).
     params_checked: bool,
+    /// Over Streamable HTTP.
+    pub(super) http: bool,
+    /// The (check, method) pairs a 2026-07-28 result check already reported a failure for.
+    pub(super) modern_failed: BTreeSet<(&'static str, String)>,
+    /// `initialize` was refused with a modern error (a 2026-07-28 server that answered the probe too late).
+    pub(super) modern_refusal: bool,
 }
 
 impl Run {
-    fn found(&mut self, check: Check, passed: bool, tool: Option<&str>, why: String, exchange: Option<&Exchange>) {
+    pub(super) fn found(
+        &mut self,
+        check: Check,
+        passed: bool,
+        tool: Option<&str>,
+        why: String,
+        exchange: Option<&Exchange>,
+    ) {
         self.findings.push(Finding {
             check: check.id,
             passed,
@@ -170,7 +203,10 @@ impl Run {
     }
 
     /// Judges what every answer says regardless of the request: answered in time, and no leak in its errors.
-    fn observed(&mut self, exchange: &Exchange, tool: Option<&str>) {
+    pub(super) fn observed(&mut self, exchange: &Exchange, tool: Option<&str>) {
+        if self.client.modern() {
+            self.observe_modern(exchange);
+        }
         match &exchange.answer {
             Answer::Silent => {
                 self.found(checks::ANSWERS_IN_TIME, false, tool, "no answer within the timeout".into(), Some(exchange));
@@ -192,7 +228,7 @@ impl Run {
         }
     }
 
-    async fn request(&mut self, method: &str, params: Option<Value>) -> Exchange {
+    pub(super) async fn request(&mut self, method: &str, params: Option<Value>) -> Exchange {
         let exchange = self.client.request(method, params).await;
         self.observed(&exchange, None);
         exchange
@@ -200,43 +236,15 @@ impl Run {
 
     /// `ping` after a hostile input: the server must still answer.
     async fn still_answers(&mut self, after: &str, tool: Option<&str>) {
-        let ping = self.request("ping", None).await;
+        let liveness = self.client.liveness();
+        let ping = self.request(liveness, None).await;
         let answered = ping.answer.result().is_some();
         let why = if answered {
-            format!("ping answered after {after}")
+            format!("{liveness} answered after {after}")
         } else {
-            format!("ping not answered after {after}: {}", ping.answer.text())
+            format!("{liveness} not answered after {after}: {}", ping.answer.text())
         };
         self.found(checks::SURVIVES, answered, tool, why, Some(&ping));
-    }
-
-    async fn handshake(&mut self) -> (Option<String>, Option<Value>) {
-        let params = json!({
-            "protocolVersion": PROTOCOL_VERSION,
-            "capabilities": {},
-            "clientInfo": {"name": "callproof", "version": env!("CARGO_PKG_VERSION")},
-        });
-        let exchange = self.request("initialize", Some(params)).await;
-        let result = exchange.answer.result().cloned().unwrap_or(Value::Null);
-        let version = result.get("protocolVersion").and_then(Value::as_str).map(str::to_owned);
-        let tools = result.get("capabilities").and_then(|capabilities| capabilities.get("tools"));
-        let problem = match (&version, tools) {
-            _ if exchange.answer.result().is_none() => Some("initialize got no result".to_owned()),
-            (None, _) => Some("the result has no protocolVersion".to_owned()),
-            (Some(version), _) if !KNOWN_VERSIONS.contains(&version.as_str()) => {
-                Some(format!("protocolVersion {version:?} is not a revision of MCP"))
-            }
-            (_, Some(Value::Object(_))) => None,
-            _ => Some("capabilities.tools is missing: the server declares no tools".to_owned()),
-        };
-        let passed = problem.is_none();
-        let why = problem.unwrap_or_else(|| format!("initialize answered with protocolVersion {version:?} and tools"));
-        self.found(checks::HANDSHAKE, passed, None, why, Some(&exchange));
-        if exchange.answer.result().is_none() {
-            return (None, None);
-        }
-        self.client.notify("notifications/initialized").await;
-        (version, result.get("serverInfo").cloned())
     }
 
     /// Every page of `tools/list`, and the lint of each tool.
@@ -246,6 +254,9 @@ impl Run {
         for _ in 0..MAX_PAGES {
             let params = cursor.as_ref().map(|cursor| json!({"cursor": cursor}));
             let exchange = self.request("tools/list", params).await;
+            if self.client.modern() {
+                self.judge_cache_fields(&exchange);
+            }
             let Some(page) = exchange.answer.result().and_then(|result| result.get("tools")?.as_array()).cloned()
             else {
                 self.found(checks::TOOLS_LIST, false, None, "tools/list gave no tools array".into(), Some(&exchange));
@@ -303,7 +314,8 @@ impl Run {
 
     async fn protocol_errors(&mut self, tools: &[Value]) {
         let truncated = r#"{"jsonrpc":"2.0","id":7,"method":"tools/list""#.to_owned();
-        let (exchange, ping) = self.client.garbage(truncated, None).await;
+        let route = self.client.route("tools/list", None);
+        let (exchange, ping) = self.client.garbage_routed(truncated, None, &route).await;
         self.observed(&ping, None);
         let code = exchange.answer.error_code();
         let why = match (code, &exchange.answer) {
@@ -330,7 +342,11 @@ impl Run {
         self.still_answers("an invalid request", None).await;
 
         let exchange = self.request("callproof/no-such-method", None).await;
-        let (passed, why) = answered_with(&exchange, -32601);
+        let (mut passed, mut why) = answered_with(&exchange, -32601);
+        if let Some(status) = exchange.status.filter(|status| self.client.modern() && *status != 404) {
+            // 2026-07-28 streamable-http §Protocol Version Header: an unknown method is 404 over HTTP.
+            (passed, why) = (false, format!("{why}, with HTTP status {status}, not 404"));
+        }
         self.found(checks::METHOD_NOT_FOUND, passed, None, why, Some(&exchange));
 
         let mut name = NO_SUCH_TOOL.to_owned();
@@ -344,7 +360,7 @@ impl Run {
     }
 
     /// The generated calls of one tool, when the safety rule allows calling it.
-    async fn tool(&mut self, tool: &Value, calls: &Calls) {
+    async fn tool(&mut self, tool: &Value, calls: &Calls, tools: &[Value]) {
         let Some(name) = tool.get("name").and_then(Value::as_str) else { return };
         let read_only =
             tool.get("annotations").and_then(|annotations| annotations.get("readOnlyHint")) == Some(&Value::Bool(true));
@@ -383,6 +399,10 @@ impl Run {
         }
         let output = tool.get("outputSchema");
         let base_text = Value::Object(base.clone()).to_string();
+        let other = tools.iter().filter_map(|tool| tool.get("name")?.as_str()).find(|other| *other != name);
+        if self.http && self.client.modern() && self.called.len() == 1 {
+            self.header_mismatch_call(name, &base_text, other.unwrap_or(NO_SUCH_TOOL)).await;
+        }
         let exchange = self.call(name, &base_text).await;
         self.judge_output(name, output, &exchange);
         let base_refused = refused(&exchange.answer);
@@ -400,7 +420,9 @@ impl Run {
 
     async fn call(&mut self, name: &str, arguments: &str) -> Exchange {
         let id = self.client.next_id();
-        let exchange = self.client.exchange(call_line(id, name, arguments), &json!(id)).await;
+        let line = call_line(id, name, arguments, self.client.modern());
+        let route = self.client.route("tools/call", Some(name));
+        let exchange = self.client.exchange_routed(line, &json!(id), &route).await;
         self.observed(&exchange, Some(name));
         exchange
     }
@@ -408,7 +430,9 @@ impl Run {
     /// A call whose line may be answered only with `id: null`, or not at all: sent alone, then a `ping`.
     async fn line_level_call(&mut self, name: &str, arguments: &str) -> Exchange {
         let id = self.client.next_id();
-        let (exchange, ping) = self.client.garbage(call_line(id, name, arguments), Some(json!(id))).await;
+        let line = call_line(id, name, arguments, self.client.modern());
+        let route = self.client.route("tools/call", Some(name));
+        let (exchange, ping) = self.client.garbage_routed(line, Some(json!(id)), &route).await;
         self.observed(&ping, None);
         self.observed(&exchange, Some(name));
         exchange
@@ -418,7 +442,8 @@ impl Run {
     /// may refuse the base for a reason of its own) and says so. An accepted case fails whatever the base.
     fn judge_refusal(&mut self, name: &str, case: &inputs::Case, exchange: &Exchange, base_refused: bool) {
         if exchange.answer == Answer::Dropped {
-            let why = format!("{}: dropped without an answer (the ping sent after it was answered)", case.label);
+            let liveness = self.client.liveness();
+            let why = format!("{}: dropped without an answer (the {liveness} sent after it was answered)", case.label);
             self.found(case.check, false, Some(name), why, Some(exchange));
             return;
         }
@@ -496,39 +521,15 @@ impl Run {
     }
 }
 
-/// `initialize` asking for a version no server has, on a second process of the server (over HTTP, a second
-/// session; a session is initialized once): the answer must name a version the server supports (lifecycle
-/// §Version Negotiation).
-async fn negotiation(options: &Options) -> Option<Finding> {
-    let mut client = options.server.client(options.timeout, options.bearer.as_ref()).ok()?;
-    let params = json!({
-        "protocolVersion": "1900-01-01",
-        "capabilities": {},
-        "clientInfo": {"name": "callproof", "version": env!("CARGO_PKG_VERSION")},
-    });
-    let exchange = client.request("initialize", Some(params)).await;
-    client.close().await;
-    let version = exchange.answer.result().and_then(|result| result.get("protocolVersion")?.as_str());
-    let (passed, why) = match version {
-        Some(version) if KNOWN_VERSIONS.contains(&version) => (true, format!("answered with {version}")),
-        Some(version) => (false, format!("answered with protocolVersion {version:?}, not a version of MCP")),
-        None => (false, format!("answered {}, not a result with a protocolVersion", exchange.answer.text())),
-    };
-    Some(Finding {
-        check: checks::VERSION_NEGOTIATION.id,
-        passed,
-        inconclusive: false,
-        tool: None,
-        why,
-        request: Some(exchange.sent.clone()),
-        answer: Some(exchange.answer.text()),
-    })
-}
-
-/// The `tools/call` line for `name` with `arguments` spliced in as text, byte for byte.
-fn call_line(id: i64, name: &str, arguments: &str) -> String {
+/// The `tools/call` line for `name` with `arguments` spliced in as text, byte for byte, last; in 2026-07-28
+/// (`modern`) the `_meta` fields before it.
+pub(super) fn call_line(id: i64, name: &str, arguments: &str, modern: bool) -> String {
     let name = Value::String(name.to_owned());
-    format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":{name},"arguments":{arguments}}}}}"#)
+    let meta =
+        if modern { format!(r#","_meta":{}"#, Value::Object(revision::meta(revision::MODERN))) } else { String::new() };
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":{name}{meta},"arguments":{arguments}}}}}"#
+    )
 }
 
 /// Whether `exchange` was answered with JSON-RPC error `wanted`, and what it was answered with.
@@ -555,7 +556,7 @@ mod tests {
     use super::*;
 
     fn exchange(answer: Answer) -> Exchange {
-        Exchange { sent: "{}".to_owned(), answer }
+        Exchange { sent: "{}".to_owned(), answer, status: None }
     }
 
     #[test]

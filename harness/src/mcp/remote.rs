@@ -9,11 +9,12 @@
 //! like a stdio one; a server it did not start is never asked to survive one.
 
 use super::http::{Http, PostError, Posted};
+use super::revision::{self, Revision, Route};
 use super::subject::{CatalogFile, MAX_PAGES, REVISION, initialize_params, read_initialized};
 use super::token::{Audience, Key, Minter};
-use super::wire::{http_call_line, now_s, read_posted};
+use super::wire::{http_call_line_in, now_s, read_posted};
 use crate::process::{self, Break, Handles, Piped, ProcessFactory, ProcessOptions, Restartable, Running};
-use crate::protocol::{self, Capabilities, excerpt};
+use crate::protocol::{Capabilities, excerpt};
 use crate::scenario::Scenario;
 use crate::subject::{Reply, Subject, SubjectCall, SubjectError, SubjectFactory, SubjectFault, Support};
 use crate::world::fault::Needs;
@@ -21,7 +22,7 @@ use async_trait::async_trait;
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::time::Duration;
 use tokio::sync::OnceCell;
 
@@ -44,6 +45,7 @@ pub struct McpHttpFactory {
     mode: Mode,
     minter: Arc<Minter>,
     features: Vec<String>,
+    revision: Revision,
     catalog: OnceCell<Result<CatalogFile, SubjectError>>,
     probed: OnceCell<Result<Capabilities, SubjectError>>,
     sessions: AtomicU64,
@@ -74,6 +76,7 @@ impl McpHttpFactory {
             mode,
             minter: Arc::new(Minter::new(key)),
             features: Vec::new(),
+            revision: Revision::Auto,
             catalog: OnceCell::new(),
             probed: OnceCell::new(),
             sessions: AtomicU64::new(1),
@@ -92,6 +95,13 @@ impl McpHttpFactory {
         if let Mode::Command(process) = self.mode {
             self.mode = Mode::Command(Box::new(process.with_options(options)));
         }
+        self
+    }
+
+    /// The MCP revision to speak (`--mcp-revision`; `auto` asks the server).
+    #[must_use]
+    pub fn with_revision(mut self, revision: Revision) -> McpHttpFactory {
+        self.revision = revision;
         self
     }
 
@@ -153,7 +163,9 @@ impl McpHttpFactory {
                 env.push(("CALLPROOF_SESSION".to_owned(), session));
                 env.push(("CALLPROOF_MCP_URL".to_owned(), url.clone()));
                 env.push(("CALLPROOF_TOKEN_KEY".to_owned(), self.minter.key().text().to_owned()));
-                let start = Start { env, port, audience: Audience { url, fixture: None }, minter: self.minter.clone() };
+                let audience = Audience { url, fixture: None };
+                let (minter, revision) = (self.minter.clone(), self.revision);
+                let start = Start { env, port, audience, minter, revision };
                 let (served, capabilities) = Served::launch(process.argv(), &options, &start).await?;
                 let current = tokio::sync::Mutex::new(Arc::new(served));
                 let argv = process.argv().to_vec();
@@ -161,7 +173,8 @@ impl McpHttpFactory {
             }
             Mode::Url(url) => {
                 let audience = Audience { url: url.clone(), fixture: Some((downstream_url.to_owned(), session)) };
-                let endpoint = Endpoint::new(url, audience, self.minter.clone()).map_err(SubjectError::Assembly)?;
+                let endpoint =
+                    Endpoint::new(url, audience, self.minter.clone(), self.revision).map_err(SubjectError::Assembly)?;
                 let timeout = self.options().start_timeout;
                 let (endpoint, capabilities) = endpoint.opened(timeout).await.map_err(|why| {
                     SubjectError::Handshake { command: url.clone(), why, exited: None, stderr_tail: Vec::new() }
@@ -238,6 +251,7 @@ struct Start {
     port: u16,
     audience: Audience,
     minter: Arc<Minter>,
+    revision: Revision,
 }
 
 /// One endpoint and what a client of it keeps: the tokens, the tools it listed, and a session per caller.
@@ -250,13 +264,50 @@ struct Endpoint {
     next_id: AtomicI64,
     tools: BTreeSet<String>,
     sessions: tokio::sync::Mutex<std::collections::BTreeMap<String, Arc<Http>>>,
+    /// The revision asked for; `auto` asks the server (`server/discover` first).
+    revision: Revision,
+    /// Speaking 2026-07-28: no session, the `_meta` fields and the headers on every request.
+    modern: AtomicBool,
 }
 
 impl Endpoint {
-    fn new(url: &str, audience: Audience, minter: Arc<Minter>) -> Result<Endpoint, String> {
+    fn new(url: &str, audience: Audience, minter: Arc<Minter>, revision: Revision) -> Result<Endpoint, String> {
         let http = Http::new(url, CLIENT_TIMEOUT)?;
         let sessions = tokio::sync::Mutex::new(std::collections::BTreeMap::new());
-        Ok(Endpoint { http, audience, minter, next_id: AtomicI64::new(1), tools: BTreeSet::new(), sessions })
+        let next_id = AtomicI64::new(1);
+        let modern = AtomicBool::new(false);
+        Ok(Endpoint { http, audience, minter, next_id, tools: BTreeSet::new(), sessions, revision, modern })
+    }
+
+    fn modern(&self) -> bool {
+        self.modern.load(Ordering::Relaxed)
+    }
+
+    /// 2026-07-28: `server/discover`; the server's name, version and features, or `None` when, under `auto`,
+    /// the answer is neither a `DiscoverResult` nor a modern error (the legacy handshake follows: a 4xx without
+    /// a modern error body means a legacy server).
+    async fn discover(&self) -> Result<Option<(String, String, Vec<String>)>, String> {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let params = revision::with_meta(None);
+        let line = json!({"jsonrpc": "2.0", "id": id, "method": "server/discover", "params": params}).to_string();
+        let posted = self.post_routed(&line, &Route::modern("server/discover", None)).await?;
+        let answer = posted.messages.iter().find(|message| message.get("id") == Some(&json!(id)));
+        let result =
+            answer.and_then(|answer| answer.get("result")).filter(|result| revision::is_discover_result(result));
+        let modern_error = posted.messages.iter().any(|message| {
+            message.pointer("/error/code").and_then(Value::as_i64).is_some_and(revision::is_modern_error)
+        });
+        let Some(result) = result else {
+            if self.revision == Revision::Auto && !modern_error {
+                return Ok(None);
+            }
+            let why =
+                format!("HTTP {} {}", posted.status, excerpt(&format!("{:?} {}", posted.messages, posted.body), 300));
+            return Err(format!("it answered server/discover without a DiscoverResult: {why}"));
+        };
+        let discovered = revision::read_discovered(result)?;
+        self.modern.store(true, Ordering::Relaxed);
+        Ok(Some(discovered))
     }
 
     /// The session of `call`'s subject, opened (`initialize`, `notifications/initialized`) with a valid token
@@ -298,13 +349,11 @@ impl Endpoint {
     }
 
     async fn handshake(&self) -> Result<Capabilities, String> {
-        let answer = self.request("initialize", initialize_params()).await?;
-        let (name, version, features) = read_initialized(&answer)?;
-        let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string();
-        let posted = self.post(&initialized).await?;
-        if !posted.success() {
-            return Err(format!("it answered notifications/initialized with HTTP {}", posted.status));
-        }
+        let discovered = if self.revision == Revision::Legacy { None } else { self.discover().await? };
+        let (name, version, features) = match discovered {
+            Some(discovered) => discovered,
+            None => self.initialize().await?,
+        };
         let mut tools = Vec::new();
         let mut cursor: Option<Value> = None;
         for _ in 0..MAX_PAGES {
@@ -319,20 +368,42 @@ impl Endpoint {
                 _ => break,
             }
         }
-        Ok(Capabilities { protocol: protocol::VERSION.to_owned(), name, version, tools, features })
+        // The MCP revision spoken, which the report shows (not callproof/1's version: no `hello` here).
+        let protocol = format!("mcp {}", if self.modern() { revision::MODERN } else { REVISION });
+        Ok(Capabilities { protocol, name, version, tools, features })
+    }
+
+    /// The legacy handshake: `initialize` and `notifications/initialized`.
+    async fn initialize(&self) -> Result<(String, String, Vec<String>), String> {
+        let answer = self.request("initialize", initialize_params()).await?;
+        let identity = read_initialized(&answer)?;
+        let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string();
+        let posted = self.post(&initialized).await?;
+        if !posted.success() {
+            return Err(format!("it answered notifications/initialized with HTTP {}", posted.status));
+        }
+        Ok(identity)
     }
 
     /// A request outside any call, with a token for the harness itself, and the response with its id.
     async fn request(&self, method: &str, params: Value) -> Result<Value, String> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let modern = self.modern();
+        let params = if modern { revision::with_meta(Some(params)) } else { params };
+        let route = if modern { Route::modern(method, None) } else { Route::default() };
         let line = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string();
-        let posted = self.post(&line).await?;
+        let posted = self.post_routed(&line, &route).await?;
         posted.messages.into_iter().find(|message| message.get("id") == Some(&json!(id))).ok_or_else(|| {
             format!("it answered {method} with HTTP {} and no response: {}", posted.status, excerpt(&posted.body, 300))
         })
     }
 
     async fn post(&self, line: &str) -> Result<Posted, String> {
+        self.post_routed(line, &Route::default()).await
+    }
+
+    /// A POST with a token for the harness itself and the headers of `route`.
+    async fn post_routed(&self, line: &str, route: &Route) -> Result<Posted, String> {
         let harness = SubjectCall {
             call: callproof_executor::ToolCall::raw("callproof", "callproof", "{}"),
             auth: callproof_executor::AuthContext::new("callproof", "callproof", &[]),
@@ -341,17 +412,26 @@ impl Endpoint {
             budget: Duration::ZERO,
         };
         let token = self.minter.token(&harness, &self.audience, now_s())?;
-        self.http.post(line, Some(&token)).await.map_err(|error| error.to_string())
+        self.http.post_with(line, Some(&token), &route.headers()).await.map_err(|error| error.to_string())
     }
 
     /// One call: its POST with its token, bounded by the budget plus `margin`, and the answer read.
     async fn call(&self, call: &SubjectCall, margin: Duration) -> Result<Reply, Break> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        let line = http_call_line(id, call);
+        let modern = self.modern();
+        let line = http_call_line_in(id, call, modern);
         let token = self.minter.token(call, &self.audience, now_s()).map_err(Break::Wrote)?;
         let silent = || Break::Silent { request: id.to_string(), budget: call.budget, margin };
-        let http = self.session_of(call).await.map_err(Break::Wrote)?;
-        let posted = match tokio::time::timeout(call.budget + margin, http.post(&line, Some(&token))).await {
+        // 2026-07-28 has no sessions: every call is one POST with the headers mirroring its body.
+        let (http, route) = if modern {
+            (None, Route::modern("tools/call", Some(&call.call.name)))
+        } else {
+            (Some(self.session_of(call).await.map_err(Break::Wrote)?), Route::default())
+        };
+        let http = http.as_deref().unwrap_or(&self.http);
+        let headers = route.headers();
+        let posted = http.post_with(&line, Some(&token), &headers);
+        let posted = match tokio::time::timeout(call.budget + margin, posted).await {
             Err(_) | Ok(Err(PostError::Timeout(_))) => return Err(silent()),
             Ok(Err(PostError::Connection { why, .. })) => {
                 return Err(Break::Wrote(format!("the POST of request {id} failed: {why}")));
@@ -412,7 +492,8 @@ impl Served {
                 return Err(failed(why, handles).await);
             }
         }
-        let endpoint = match Endpoint::new(&start.audience.url, start.audience.clone(), start.minter.clone()) {
+        let endpoint = Endpoint::new(&start.audience.url, start.audience.clone(), start.minter.clone(), start.revision);
+        let endpoint = match endpoint {
             Ok(endpoint) => endpoint,
             Err(why) => return Err(failed(why, handles).await),
         };

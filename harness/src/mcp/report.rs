@@ -100,6 +100,8 @@ pub struct Report {
     pub server: String,
     /// `stdio` or `streamable-http`.
     pub transport: &'static str,
+    /// The MCP revision spoken: `2025-11-25` or `2026-07-28`.
+    pub revision: &'static str,
     /// The protocol version the server answered `initialize` with.
     pub protocol_version: Option<String>,
     /// The server's `serverInfo`.
@@ -108,7 +110,7 @@ pub struct Report {
     pub called: Vec<String>,
     /// The tools not called, with the reason.
     pub skipped: Vec<Skipped>,
-    /// Every check, in the order of [`checks::ALL`].
+    /// Every check of the revision, in the order of [`checks::of`].
     pub checks: Vec<CheckResult>,
     /// The server's last stderr lines, when it died.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -116,12 +118,18 @@ pub struct Report {
 }
 
 impl Report {
-    /// The report of `findings`, one [`CheckResult`] per check.
+    /// The report of `findings`, one [`CheckResult`] per check of 2025-11-25.
     pub fn new(server: String, findings: &[Finding]) -> Report {
-        let checks = checks::ALL.iter().map(|check| judge(check, findings)).collect();
+        Report::with_checks(server, findings, checks::ALL.to_vec())
+    }
+
+    /// The report of `findings`, one [`CheckResult`] per check of `checks` ([`checks::of`] the revision).
+    pub fn with_checks(server: String, findings: &[Finding], checks: Vec<Check>) -> Report {
+        let checks = checks.iter().map(|check| judge(check, findings)).collect();
         Report {
             server,
             transport: "stdio",
+            revision: super::revision::LEGACY,
             protocol_version: None,
             server_info: None,
             called: Vec::new(),
@@ -175,7 +183,11 @@ impl Report {
     pub fn human(&self) -> String {
         let mut out = String::new();
         let version = self.protocol_version.as_deref().unwrap_or("none");
-        let _ = writeln!(out, "MCP server: {}  (protocol {version}, {})", self.server, self.transport);
+        let _ = writeln!(
+            out,
+            "MCP server: {}  (revision {}, protocol {version}, {})",
+            self.server, self.revision, self.transport
+        );
         if let Some(info) = &self.server_info {
             let _ = writeln!(out, "serverInfo: {info}");
         }

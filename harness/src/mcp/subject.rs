@@ -7,11 +7,12 @@
 //! the refusal it stands for, anything else as no envelope at all. As for `callproof/1` processes, every wait
 //! is bounded and a break fails every call in flight with the tail of the server's stderr.
 
-use super::wire::{call_line, dropped, read_answer};
+use super::revision::{self, Revision};
+use super::wire::{call_line_in, dropped, read_answer};
 use crate::process::{
     self, Break, Handles, Piped, ProcessFactory, ProcessOptions, Restartable, Running, Shared, fail, lock,
 };
-use crate::protocol::{self, Capabilities, excerpt};
+use crate::protocol::{Capabilities, excerpt};
 use crate::scenario::Scenario;
 use crate::shell;
 use crate::subject::{Reply, Subject, SubjectCall, SubjectError, SubjectFactory, Support};
@@ -20,13 +21,13 @@ use callproof_executor::app::catalog;
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 use tokio::io::{AsyncBufRead, AsyncWriteExt};
 use tokio::sync::{OnceCell, RwLock, oneshot};
 
-/// The MCP revision spoken: the legacy handshake (`initialize`, `notifications/initialized`).
+/// The legacy MCP revision (`initialize`, `notifications/initialized`); 2026-07-28 is [`revision::MODERN`].
 pub const REVISION: &str = "2025-11-25";
 
 /// Where a server declares the conformance app's features (`durable_store`) in its `initialize` result.
@@ -68,10 +69,16 @@ const NULL_ID_GRACE: Duration = Duration::from_millis(200);
 /// Most `tools/list` pages followed.
 pub(super) const MAX_PAGES: usize = 100;
 
+/// Under `--mcp-revision auto`, how long `server/discover` may go unanswered before the server is taken for a
+/// legacy one (silence means legacy: 2026-07-28 versioning §Backward Compatibility); as long as rmcp waits, since
+/// the wait includes the server's start.
+const PROBE_WAIT: Duration = Duration::from_secs(10);
+
 /// Starts one MCP server process per scenario (`callproof conform --mcp CMD`).
 pub struct McpFactory {
     process: ProcessFactory,
     features: Vec<String>,
+    revision: Revision,
     catalog: OnceCell<Result<CatalogFile, SubjectError>>,
     probed: OnceCell<Result<Capabilities, SubjectError>>,
 }
@@ -85,6 +92,7 @@ impl McpFactory {
         Ok(McpFactory {
             process: ProcessFactory::new(command)?,
             features: Vec::new(),
+            revision: Revision::Auto,
             catalog: OnceCell::new(),
             probed: OnceCell::new(),
         })
@@ -104,6 +112,13 @@ impl McpFactory {
         self
     }
 
+    /// The MCP revision to speak (`--mcp-revision`; `auto` asks each server process).
+    #[must_use]
+    pub fn with_revision(mut self, revision: Revision) -> McpFactory {
+        self.revision = revision;
+        self
+    }
+
     /// Starts the server once against no downstream, reads its capabilities (`serverInfo`, the tools of
     /// `tools/list`, the declared features) and stops it. Cached.
     ///
@@ -113,7 +128,8 @@ impl McpFactory {
         self.probed
             .get_or_init(|| async {
                 let env = self.env(self.options(), "http://127.0.0.1:9", &self.process.new_session()).await?;
-                let (connection, capabilities) = Connection::start(self.process.argv(), self.options(), &env).await?;
+                let start = (env, self.revision);
+                let (connection, capabilities) = Connection::start(self.process.argv(), self.options(), &start).await?;
                 connection.handles.stop(self.options().stop_grace).await;
                 Ok(self.with_declared(capabilities))
             })
@@ -195,11 +211,12 @@ impl SubjectFactory for McpFactory {
     async fn start(&self, downstream_url: &str) -> Result<Arc<dyn Subject>, SubjectError> {
         let (options, store) = process::with_store_proxy(self.options()).await?;
         let env = self.env(&options, downstream_url, &self.process.new_session()).await?;
-        let (connection, _) = Connection::start(self.process.argv(), &options, &env).await?;
+        let start = (env, self.revision);
+        let (connection, _) = Connection::start(self.process.argv(), &options, &start).await?;
         Ok(Arc::new(Restartable {
             argv: self.process.argv().to_vec(),
             options,
-            start: env,
+            start,
             current: tokio::sync::Mutex::new(Arc::new(connection)),
             store,
         }))
@@ -208,8 +225,8 @@ impl SubjectFactory for McpFactory {
 
 #[async_trait]
 impl Running for Connection {
-    /// The server's environment: the same on a restart, so the same session.
-    type Start = Vec<(String, String)>;
+    /// The server's environment (the same on a restart, so the same session) and the revision to speak.
+    type Start = (Vec<(String, String)>, Revision);
 
     async fn start(argv: &[String], options: &ProcessOptions, env: &Self::Start) -> Result<Connection, SubjectError> {
         Ok(Connection::start(argv, options, env).await?.0)
@@ -235,6 +252,9 @@ struct Connection {
     /// `id: null` can only be its answer.
     gate: RwLock<()>,
     tools: BTreeSet<String>,
+    /// Speaking 2026-07-28: every request carries the `_meta` fields, and the liveness request is
+    /// `server/discover`.
+    modern: AtomicBool,
 }
 
 impl Connection {
@@ -242,7 +262,7 @@ impl Connection {
     async fn start(
         argv: &[String],
         options: &ProcessOptions,
-        env: &[(String, String)],
+        (env, revision): &(Vec<(String, String)>, Revision),
     ) -> Result<(Connection, Capabilities), SubjectError> {
         let Piped { command, child, stdin, stdout, stderr } = Piped::spawn(argv, env)?;
         let shared = Arc::new(Mutex::new(Shared::default()));
@@ -256,8 +276,9 @@ impl Connection {
             next_id: AtomicI64::new(1),
             gate: RwLock::new(()),
             tools: BTreeSet::new(),
+            modern: AtomicBool::new(false),
         };
-        let handshake = tokio::time::timeout(options.start_timeout, connection.handshake()).await;
+        let handshake = tokio::time::timeout(options.start_timeout, connection.handshake(*revision)).await;
         let why = match handshake {
             Ok(Ok(capabilities)) => {
                 connection.tools = capabilities.tools.iter().cloned().collect();
@@ -278,12 +299,58 @@ impl Connection {
         SubjectError::Handshake { command: self.handles.command.clone(), why, exited, stderr_tail }
     }
 
-    async fn handshake(&self) -> Result<Capabilities, String> {
+    async fn handshake(&self, revision: Revision) -> Result<Capabilities, String> {
+        if revision != Revision::Legacy
+            && let Some(capabilities) = self.discover(revision).await?
+        {
+            return Ok(capabilities);
+        }
         let answer = self.request("initialize", initialize_params()).await?;
+        let refused = answer.pointer("/error/code").and_then(Value::as_i64).is_some_and(revision::is_modern_error);
+        if refused && revision == Revision::Auto {
+            // A modern server that answered the probe too late refuses initialize with a modern error: ask again.
+            if let Some(capabilities) = self.discover(Revision::Modern).await? {
+                return Ok(capabilities);
+            }
+        }
         let (name, version, features) = read_initialized(&answer)?;
         self.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string()).await?;
         let tools = self.list_tools().await?;
-        Ok(Capabilities { protocol: protocol::VERSION.to_owned(), name, version, tools, features })
+        let protocol = format!("mcp {REVISION}");
+        Ok(Capabilities { protocol, name, version, tools, features })
+    }
+
+    /// 2026-07-28: `server/discover`, then `tools/list`; `None` when, under `auto`, the answer is neither a
+    /// `DiscoverResult` nor a modern error (the legacy handshake follows).
+    async fn discover(&self, revision: Revision) -> Result<Option<Capabilities>, String> {
+        let asked = self.request("server/discover", revision::with_meta(None));
+        let answer = match revision {
+            Revision::Auto => match tokio::time::timeout(PROBE_WAIT, asked).await {
+                Ok(answer) => answer?,
+                Err(_) => return Ok(None),
+            },
+            _ => asked.await?,
+        };
+        let result = answer.get("result").filter(|result| revision::is_discover_result(result));
+        let modern_error = answer.pointer("/error/code").and_then(Value::as_i64).is_some_and(revision::is_modern_error);
+        let Some(result) = result else {
+            if revision == Revision::Auto && !modern_error {
+                return Ok(None);
+            }
+            return Err(format!(
+                "it answered server/discover without a DiscoverResult: {}",
+                excerpt(&answer.to_string(), 300)
+            ));
+        };
+        let (name, version, features) = revision::read_discovered(result)?;
+        self.modern.store(true, Ordering::Relaxed);
+        let tools = self.list_tools().await?;
+        let protocol = format!("mcp {}", revision::MODERN);
+        Ok(Some(Capabilities { protocol, name, version, tools, features }))
+    }
+
+    fn modern(&self) -> bool {
+        self.modern.load(Ordering::Relaxed)
     }
 
     /// The names of `tools/list`, every page.
@@ -309,6 +376,7 @@ impl Connection {
     async fn request(&self, method: &str, params: Value) -> Result<Value, String> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let answered = self.expect(id).map_err(|why| describe(&why))?;
+        let params = if self.modern() { revision::with_meta(Some(params)) } else { params };
         self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string()).await?;
         match answered.await {
             Ok(Ok(message)) => Ok(message),
@@ -344,7 +412,7 @@ impl Connection {
     /// One call: its `tools/call` line, sent alone when it is not JSON, and the answer read as an envelope.
     async fn call(&self, call: SubjectCall, margin: Duration) -> Result<Reply, SubjectError> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        let line = call_line(id, &call);
+        let line = call_line_in(id, &call, self.modern());
         let json = serde_json::from_str::<Value>(&line).is_ok();
         let bound = (call.budget, margin);
         let answer = if json { self.exchange(id, &line, bound).await } else { self.garbage(id, &line, bound).await };
@@ -392,7 +460,12 @@ impl Connection {
         }
         let ping = self.next_id.fetch_add(1, Ordering::Relaxed);
         let pinged = self.expect(ping)?;
-        if let Err(why) = self.send(&json!({"jsonrpc": "2.0", "id": ping, "method": "ping"}).to_string()).await {
+        let liveness = if self.modern() {
+            json!({"jsonrpc": "2.0", "id": ping, "method": "server/discover", "params": revision::with_meta(None)})
+        } else {
+            json!({"jsonrpc": "2.0", "id": ping, "method": "ping"})
+        };
+        if let Err(why) = self.send(&liveness.to_string()).await {
             return Err(fail(&self.shared, Break::Wrote(why)));
         }
         self.wait(ping, pinged, bound).await?;

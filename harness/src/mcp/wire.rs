@@ -22,7 +22,13 @@ pub const CONTEXT_KEY: &str = "io.callproof/context";
 /// The `tools/call` line of a call: `arguments` last, as the raw text itself (docs/mcp.md, "Raw argument
 /// text"). A raw text's CR and LF are sent as TAB, which JSON reads alike (whitespace outside strings, a
 /// forbidden control character inside), because a newline would end the message.
+#[cfg(test)]
 pub(crate) fn call_line(id: i64, call: &SubjectCall) -> String {
+    call_line_in(id, call, false)
+}
+
+/// [`call_line`]; in 2026-07-28 (`modern`) the `_meta` also holds the protocol version and capabilities.
+pub(crate) fn call_line_in(id: i64, call: &SubjectCall, modern: bool) -> String {
     let context = json!({
         "call_id": call.call.call_id,
         "business_request_id": call.business_request_id,
@@ -36,7 +42,9 @@ pub(crate) fn call_line(id: i64, call: &SubjectCall) -> String {
     };
     let head = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call"}).to_string();
     let name = Value::String(call.call.name.clone());
-    let meta = json!({ CONTEXT_KEY: context });
+    let mut meta = if modern { super::revision::meta(super::revision::MODERN) } else { serde_json::Map::new() };
+    meta.insert(CONTEXT_KEY.to_owned(), context);
+    let meta = Value::Object(meta);
     format!("{},\"params\":{{\"name\":{name},\"_meta\":{meta},\"arguments\":{arguments}}}}}", &head[..head.len() - 1])
 }
 
@@ -149,8 +157,14 @@ fn is_envelope(value: &Value) -> bool {
 }
 
 /// The `tools/call` line over HTTP: as over stdio, without `auth` in the context (the token carries it).
+#[cfg(test)]
 pub(crate) fn http_call_line(id: i64, call: &SubjectCall) -> String {
-    let line = call_line(id, call);
+    http_call_line_in(id, call, false)
+}
+
+/// [`http_call_line`]; in 2026-07-28 (`modern`) the `_meta` also holds the protocol version and capabilities.
+pub(crate) fn http_call_line_in(id: i64, call: &SubjectCall, modern: bool) -> String {
+    let line = call_line_in(id, call, modern);
     let Some((head, tail)) = line.split_once(",\"arguments\":") else { return line };
     let Some(start) = head.find("\"_meta\":") else { return line };
     let meta_text = &head[start + "\"_meta\":".len()..];

@@ -1,23 +1,29 @@
 //! `callproof-executor --mcp-http`: the reference executor as an MCP server over Streamable HTTP (protocol
-//! 2025-11-25) on loopback; each POST's body is answered by the library's [`callproof_executor::mcp`], as over
-//! stdio, with `Content-Type: application/json` (never SSE: every answer is one message).
+//! 2025-11-25 with sessions, 2026-07-28 without) on loopback; each POST's body is answered by the library's
+//! [`callproof_executor::mcp`], as over stdio, with `Content-Type: application/json` (never SSE: every answer is
+//! one message).
 //!
 //! Rule enforced here: nothing reaches the MCP layer unless the request passed, in this order, the `Origin`
 //! check (403 for a page that is not on loopback), the path (404), the method (POST; DELETE ends a session;
 //! anything else 405), the bearer token (401 with `WWW-Authenticate`, [`callproof_executor::mcp::token`]), the
-//! protocol version header (400), the content type (415) and the session (404 for an unknown `Mcp-Session-Id`);
-//! the body is read only up to the executor's line limit (413 past it). A body that is not JSON is 400 with
-//! -32700, one that is not a request 400 with -32600; a request other than `initialize` without a session is
-//! 400. The identity of a call is the token's, never `_meta`'s. Without `CALLPROOF_DOWNSTREAM_URL` (a server
-//! the harness did not start, `--mcp-url`), a call's downstream and session come from the token's signed
-//! `cp_downstream_url` and `cp_session` claims, never from the request.
+//! protocol version header (400) and the content type (415); the body is read only up to the executor's line
+//! limit (413 past it). A body that is not JSON is 400 with -32700, one that is not a request 400 with -32600.
+//! A 2025-11-25 request with an unknown `Mcp-Session-Id` is 404, one other than `initialize` without a session
+//! 400. A 2026-07-28 request needs no session (and ignores one); its `MCP-Protocol-Version`, `Mcp-Method` and
+//! `Mcp-Name` headers must match the body (400 with -32020 before anything runs), an unknown method is 404 with
+//! -32601, a refusal of its `_meta` 400. The identity of a call is the token's, never `_meta`'s. Without
+//! `CALLPROOF_DOWNSTREAM_URL` (a server the harness did not start, `--mcp-url`), a call's downstream and session
+//! come from the token's signed `cp_downstream_url` and `cp_session` claims, never from the request.
 
 use crate::options::Options;
 use crate::serve;
 use callproof_executor::Executor;
 use callproof_executor::lines::MAX_LINE_BYTES;
+use callproof_executor::mcp::modern::{self, Headers};
 use callproof_executor::mcp::token::{TokenError, Verified, Verifier};
-use callproof_executor::mcp::{Answer, INVALID_REQUEST, PARSE_ERROR, Trust, VERSIONS, refusal};
+use callproof_executor::mcp::{
+    Answer, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, Reply, Trust, VERSIONS, refusal,
+};
 use callproof_executor::store::Store;
 use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
 use hyper::body::{Bytes, Incoming};
@@ -34,8 +40,12 @@ use tokio::sync::Semaphore;
 
 /// The header that carries a session after `initialize` (2025-11-25 transports §Session Management).
 const SESSION: &str = "mcp-session-id";
-/// The header that names the negotiated revision on every request after `initialize`.
+/// The header that names the negotiated revision on every request after `initialize`, and a modern request's.
 const PROTOCOL_VERSION: &str = "mcp-protocol-version";
+/// A modern request's method, mirrored (2026-07-28 streamable-http §Standard Request Headers).
+const METHOD: &str = "mcp-method";
+/// A modern `tools/call`'s tool name, mirrored.
+const NAME: &str = "mcp-name";
 /// Sessions kept at once; the oldest is forgotten past that (its next request gets 404, as after a restart).
 const MAX_SESSIONS: usize = 4096;
 /// Executors kept for the downstreams named by tokens; past that the cache starts again.
@@ -113,7 +123,8 @@ pub(crate) async fn serve(options: Options, url: Option<String>) -> Result<(), S
         sessions: Mutex::default(),
         slots: Semaphore::new(max_in_flight),
     });
-    eprintln!("callproof-executor: serving MCP {} over Streamable HTTP at {url} against {downstream}", VERSIONS[0]);
+    let versions = modern::SUPPORTED.join(" and ");
+    eprintln!("callproof-executor: serving MCP {versions} over Streamable HTTP at {url} against {downstream}");
     let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
         .map_err(|error| format!("cannot wait for SIGTERM: {error}"))?;
     loop {
@@ -172,17 +183,51 @@ async fn handle(server: Arc<Server>, request: Request<Incoming>) -> Result<Respo
     };
     let (verified, session) = session;
     if request.method() == Method::DELETE {
-        return Ok(end_session(&server, session.as_deref()));
+        return Ok(match session {
+            Session::Unknown => error(StatusCode::NOT_FOUND, UNKNOWN_SESSION),
+            Session::Absent => end_session(&server, None),
+            Session::Open(session) => end_session(&server, Some(&session)),
+        });
     }
+    let mirrored = Mirrored::of(request.headers());
     let body = match read_body(request).await {
         Ok(body) => body,
         Err(response) => return Ok(*response),
     };
-    Ok(respond(&server, &body, verified, session).await)
+    Ok(respond(&server, &body, verified, session, &mirrored).await)
 }
 
+/// The headers a modern request mirrors its body in, as sent.
+struct Mirrored {
+    version: Option<Vec<u8>>,
+    method: Option<Vec<u8>>,
+    name: Option<Vec<u8>>,
+}
+
+impl Mirrored {
+    fn of(headers: &hyper::HeaderMap) -> Mirrored {
+        let value = |name: &str| headers.get(name).map(|value| value.as_bytes().to_vec());
+        Mirrored { version: value(PROTOCOL_VERSION), method: value(METHOD), name: value(NAME) }
+    }
+
+    fn headers(&self) -> Headers<'_> {
+        Headers { version: self.version.as_deref(), method: self.method.as_deref(), name: self.name.as_deref() }
+    }
+}
+
+/// The `Mcp-Session-Id` a request carries. An unknown one is 404 for a 2025-11-25 request and ignored for a
+/// 2026-07-28 one (streamable-http §Backward Compatibility: do not mint or echo session ids), which only the body
+/// tells apart.
+enum Session {
+    Absent,
+    Open(String),
+    Unknown,
+}
+
+const UNKNOWN_SESSION: &str = "Not found: no such session (initialize again)";
+
 /// The checks made before the body is read; the verified token and the request's session when they pass.
-fn admit(server: &Server, request: &Request<Incoming>) -> Result<(Verified, Option<String>), Refused> {
+fn admit(server: &Server, request: &Request<Incoming>) -> Result<(Verified, Session), Refused> {
     let headers = request.headers();
     if let Some(origin) = headers.get(header::ORIGIN)
         && !loopback_origin(origin)
@@ -201,14 +246,19 @@ fn admit(server: &Server, request: &Request<Incoming>) -> Result<(Verified, Opti
     let verified =
         server.verifier.verify(authorization, now_ms()).map_err(|refused| Box::new(unauthorized(&refused)))?;
     if let Some(version) = headers.get(PROTOCOL_VERSION)
-        && !VERSIONS.iter().any(|known| version.as_bytes() == known.as_bytes())
+        && !VERSIONS.iter().chain(&[modern::MODERN]).any(|known| version.as_bytes() == known.as_bytes())
     {
-        return Err(refuse(StatusCode::BAD_REQUEST, "Bad Request: unsupported MCP-Protocol-Version"));
+        // -32022 with the versions spoken, so a modern client can tell this 400 from a legacy server's.
+        let requested = String::from_utf8_lossy(version.as_bytes());
+        return Err(Box::new(json_response(
+            StatusCode::BAD_REQUEST,
+            Some(&modern::unsupported(&Value::Null, &requested)),
+        )));
     }
     let session = match headers.get(SESSION).map(|session| session.to_str()) {
-        None => None,
-        Some(Ok(session)) if lock(&server.sessions).open.contains(session) => Some(session.to_owned()),
-        Some(_) => return Err(refuse(StatusCode::NOT_FOUND, "Not found: no such session (initialize again)")),
+        None => Session::Absent,
+        Some(Ok(session)) if lock(&server.sessions).open.contains(session) => Session::Open(session.to_owned()),
+        Some(_) => Session::Unknown,
     };
     if request.method() == Method::POST {
         let content_type = headers.get(header::CONTENT_TYPE).and_then(|value| value.to_str().ok()).unwrap_or("");
@@ -235,7 +285,13 @@ async fn read_body(request: Request<Incoming>) -> Result<Bytes, Refused> {
 }
 
 /// The answer to a message from an admitted request.
-async fn respond(server: &Server, body: &[u8], verified: Verified, session: Option<String>) -> Response<Full<Bytes>> {
+async fn respond(
+    server: &Server,
+    body: &[u8],
+    verified: Verified,
+    session: Session,
+    mirrored: &Mirrored,
+) -> Response<Full<Bytes>> {
     let no_session = || error(StatusCode::BAD_REQUEST, "Bad Request: Mcp-Session-Id is required after initialize");
     let executor = match server.executor_for(&verified) {
         Ok(executor) => executor,
@@ -243,7 +299,16 @@ async fn respond(server: &Server, body: &[u8], verified: Verified, session: Opti
             return error(StatusCode::BAD_REQUEST, &format!("Bad Request: the token's cp_downstream_url: {why}"));
         }
     };
-    match callproof_executor::mcp::answer(body, &server.features, Trust::Token(Box::new(verified.auth))) {
+    let answer = match callproof_executor::mcp::reply(body, &server.features, Trust::Token(Box::new(verified.auth))) {
+        Reply { route: None, .. } if matches!(session, Session::Unknown) => {
+            return error(StatusCode::NOT_FOUND, UNKNOWN_SESSION);
+        }
+        Reply { answer, route: None } => answer,
+        Reply { answer, route: Some(route) } => {
+            return respond_modern(server, &executor, answer, &route, mirrored).await;
+        }
+    };
+    match answer {
         Answer::Nothing => json_response(StatusCode::ACCEPTED, None),
         Answer::Initialize(message) => {
             let mut response = json_response(StatusCode::OK, Some(&message));
@@ -256,12 +321,43 @@ async fn respond(server: &Server, body: &[u8], verified: Verified, session: Opti
         Answer::Now(message) if matches!(error_code(&message), Some(PARSE_ERROR | INVALID_REQUEST)) => {
             json_response(StatusCode::BAD_REQUEST, Some(&message))
         }
-        _ if session.is_none() => no_session(),
+        _ if !matches!(session, Session::Open(_)) => no_session(),
         Answer::Now(message) => json_response(StatusCode::OK, Some(&message)),
         Answer::Execute(call) => {
             // Bounded like --max-in-flight over stdio; the permit is released when the call is answered.
             let _slot = server.slots.acquire().await;
             json_response(StatusCode::OK, Some(&call.run(&executor).await))
+        }
+    }
+}
+
+/// The answer to a modern request: no session; headers that do not match the body 400 with -32020 before
+/// anything runs; an unknown method 404; another refusal made before anything ran (its `_meta`, its params) 400.
+async fn respond_modern(
+    server: &Server,
+    executor: &Executor,
+    answer: Answer,
+    route: &modern::Route,
+    mirrored: &Mirrored,
+) -> Response<Full<Bytes>> {
+    if let Some(why) = modern::header_mismatch(route, mirrored.headers()) {
+        return json_response(StatusCode::BAD_REQUEST, Some(&modern::mismatch_refusal(&route.id, &why)));
+    }
+    match answer {
+        Answer::Nothing => json_response(StatusCode::ACCEPTED, None),
+        Answer::Now(message) => {
+            let status = match error_code(&message) {
+                None => StatusCode::OK,
+                Some(METHOD_NOT_FOUND) => StatusCode::NOT_FOUND,
+                Some(_) => StatusCode::BAD_REQUEST,
+            };
+            json_response(status, Some(&message))
+        }
+        // `initialize` is never modern; answered as a result without a session, should it come.
+        Answer::Initialize(message) => json_response(StatusCode::OK, Some(&message)),
+        Answer::Execute(call) => {
+            let _slot = server.slots.acquire().await;
+            json_response(StatusCode::OK, Some(&call.run(executor).await))
         }
     }
 }

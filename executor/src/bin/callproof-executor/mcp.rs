@@ -1,5 +1,5 @@
-//! `callproof-executor --mcp`: the reference executor as an MCP server over stdio (protocol 2025-11-25); the
-//! messages are answered by the library's [`callproof_executor::mcp`], as over HTTP.
+//! `callproof-executor --mcp`: the reference executor as an MCP server over stdio (protocols 2025-11-25 and
+//! 2026-07-28); the messages are answered by the library's [`callproof_executor::mcp`], as over HTTP.
 //!
 //! Rule enforced here: stdout carries whole JSON-RPC lines, one writer, in the order answers are ready; a line
 //! that is not UTF-8 is answered -32700 and reading goes on, a line over the limit is answered -32700 and ends
@@ -33,7 +33,8 @@ async fn executor(options: &Options) -> Result<(Arc<Executor>, Vec<String>, Stri
 /// Serves MCP on stdin/stdout until stdin ends; every call in flight is answered before the process exits.
 pub(crate) async fn serve(options: Options) -> Result<(), String> {
     let (executor, features, downstream) = executor(&options).await?;
-    eprintln!("callproof-executor: serving MCP {} on stdio against {downstream}", mcp::VERSIONS[0]);
+    let versions = mcp::modern::SUPPORTED.join(" and ");
+    eprintln!("callproof-executor: serving MCP {versions} on stdio against {downstream}");
     let (lines, outbox) = mpsc::unbounded_channel::<Value>();
     let writer = tokio::spawn(write_lines(outbox));
     let mut stdin = BufReader::new(tokio::io::stdin());

@@ -15,13 +15,14 @@ Serves the callproof conformance app as the reference executor, speaking the ada
 (docs/protocol.md) or MCP as JSON lines on stdin and stdout, or MCP over Streamable HTTP. Logs go to stderr.
 
   --stdio           serve the adapter protocol callproof/1 on stdin/stdout
-  --mcp             serve MCP (2025-11-25) on stdin/stdout: the app's tools, each result's structuredContent
-                    an envelope; the downstream from CALLPROOF_DOWNSTREAM_URL, the trusted context from each
-                    call's _meta member io.callproof/context or a fixed stdio context (docs/mcp.md)
-  --mcp-http [ADDR] serve MCP (2025-11-25) over Streamable HTTP on loopback at ADDR (HOST:PORT, path /mcp, or
-                    http://HOST:PORT/PATH; default CALLPROOF_MCP_URL; port 0 picks one, printed on stderr);
-                    every request needs a bearer JWT signed HS256 with CALLPROOF_TOKEN_KEY, for that URL, and
-                    the call's identity comes from its claims only (docs/mcp.md)
+  --mcp             serve MCP (2025-11-25 and 2026-07-28) on stdin/stdout: the app's tools, each result's
+                    structuredContent an envelope; the downstream from CALLPROOF_DOWNSTREAM_URL, the trusted
+                    context from each call's _meta member io.callproof/context or a fixed stdio context
+                    (docs/mcp.md)
+  --mcp-http [ADDR] serve MCP (2025-11-25 and 2026-07-28) over Streamable HTTP on loopback at ADDR (HOST:PORT,
+                    path /mcp, or http://HOST:PORT/PATH; default CALLPROOF_MCP_URL; port 0 picks one, printed
+                    on stderr); every request needs a bearer JWT signed HS256 with CALLPROOF_TOKEN_KEY, for that
+                    URL, and the call's identity comes from its claims only (docs/mcp.md)
   --store STORE     the idempotency store (default: sqlite:callproof-executor.v2.sqlite3 in the system's
                     temporary folder, so the working folder stays clean):
                       memory                 in this process only; lost when the process dies

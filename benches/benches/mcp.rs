@@ -35,7 +35,14 @@ fn executor() -> PathBuf {
 /// The profile in 2025-11-25, whose `ping` the floor measures (2026-07-28 has no `ping`).
 fn options(command: String) -> Options {
     let timeout = Duration::from_secs(10);
-    Options { server: Server::Command(command), calls: Calls::All, timeout, revision: Revision::Legacy, bearer: None }
+    Options {
+        server: Server::Command(command),
+        calls: Calls::All,
+        timeout,
+        revision: Revision::Legacy,
+        bearer: None,
+        meta: Default::default(),
+    }
 }
 
 fn runtime() -> tokio::runtime::Runtime {

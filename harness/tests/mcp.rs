@@ -87,8 +87,9 @@ async fn against_a_downstream(extra: &str) -> Value {
     let server = format!("env CALLPROOF_DOWNSTREAM_URL={} {} {extra}", downstream.uri(), reference());
     let calls = Calls::Named(["get_weather".to_owned()].into_iter().collect());
     let revision = callproof_harness::mcp::revision::Revision::Auto;
+    let timeout = Duration::from_secs(10);
     let options =
-        Options { server: Server::Command(server), calls, timeout: Duration::from_secs(10), revision, bearer: None };
+        Options { server: Server::Command(server), calls, timeout, revision, bearer: None, meta: Default::default() };
     let report = callproof_harness::mcp::run(&options).await.expect("the reference starts");
     downstream.stop().await;
     serde_json::to_value(&report).expect("a report is JSON")

@@ -8,18 +8,22 @@
 //! baselines"). Where the server's dependencies are not installed (scripts/test installs them) the test prints a
 //! loud SKIPPED line and passes, unless `CALLPROOF_REQUIRE_SERVICES=1` (CI), where the skip is a failure.
 //!
-//! No downstream is given (`CALLPROOF_DOWNSTREAM_URL` unset): `callproof mcp` sends no
-//! `_meta["io.callproof/context"]`, so both apps refuse every call that gets past the SDK's decoding as
-//! `unauthorized` before they would reach one. The profile still judges the protocol and the SDK's input
-//! validation; the acceptance checks that need a call to succeed stay inconclusive.
+//! Each server runs against the harness's mocked downstream (`CALLPROOF_DOWNSTREAM_URL`, one order and one
+//! account the generated inputs name) and every `tools/call` carries a caller with every scope of the catalog in
+//! `_meta["io.callproof/context"]` (`--meta`, as `conform --mcp` sends it over stdio), so a call the SDK's
+//! decoding let through runs to the end and succeeds: what the SDK accepted is seen, not hidden behind the app's
+//! own refusal of a call without a caller.
 
 mod process_support;
 
+use callproof_harness::mock::MockDownstream;
+use callproof_harness::world::{Account, Behaviour, Fixtures, Order, World};
 use process_support::{REQUIRE_VAR, repo, run_callproof};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
+use std::sync::Arc;
 
 const UPDATE_VAR: &str = "CALLPROOF_UPDATE_BASELINES";
 
@@ -111,15 +115,46 @@ fn key(entry: &Value) -> (Value, Value) {
     (entry["status"].clone(), entry["failures"].clone())
 }
 
+/// The caller of every call: every scope the catalog names, no approval (so `delete_account` still refuses).
+const CONTEXT: &str = r#"{"io.callproof/context":{"auth":{"subject_id":"u_alice","tenant_id":"t_acme","roles":[],
+"identity":{"valid":true},"scopes":["accounts:delete","email:send","exports:read","exports:write","orders:read","preferences:write",
+"refunds:write"]}}}"#;
+
+/// The downstream's world: the order and the account the profile's generated base inputs name (the first
+/// string each pattern allows), the caller's own.
+fn world() -> Arc<World> {
+    let order = |order_id: &str| Order {
+        order_id: order_id.to_owned(),
+        tenant_id: "t_acme".to_owned(),
+        owner_id: "u_alice".to_owned(),
+        refundable_amount: 100_000_000,
+        status: "paid".to_owned(),
+        note: String::new(),
+    };
+    let account = Account {
+        account_id: "acct_A".to_owned(),
+        tenant_id: "t_acme".to_owned(),
+        owner_id: "u_alice".to_owned(),
+        closed: false,
+    };
+    let fixtures = Fixtures { orders: vec![order("ord_A")], accounts: vec![account] };
+    Arc::new(World::new(&fixtures, Behaviour { honours_idempotency_key: true }))
+}
+
 /// Runs the profile against `server` and compares what it fails with the baseline; the report, or `None` when
 /// the server is not installed.
 fn matches_its_baseline(server: &Server) -> Option<Value> {
     if !installed(server) {
         return None;
     }
+    let runtime = tokio::runtime::Runtime::new().expect("a runtime for the downstream");
+    let downstream = runtime.block_on(MockDownstream::start(world()));
+    let command = format!("env CALLPROOF_DOWNSTREAM_URL={} {}", downstream.uri(), server.command);
+    let meta = CONTEXT.replace('\n', "");
     // The baselines are of 2025-11-25; the Python SDK also speaks 2026-07-28, which `auto` would pick.
-    let args = ["mcp", "--server", server.command, "--call-all", "--format", "json", "--mcp-revision", "2025-11-25"];
-    let ran = run_callproof(&args);
+    let args = ["mcp", "--server", &command, "--call-all", "--format", "json", "--mcp-revision", "2025-11-25"];
+    let ran = run_callproof(&[&args[..], &["--meta", &meta]].concat());
+    runtime.block_on(downstream.stop());
     let report: Value = serde_json::from_str(&ran.stdout).unwrap_or_else(|error| {
         panic!("{}: not a JSON report ({error}):\n{}\nstderr:\n{}", server.name, ran.stdout, ran.stderr)
     });
@@ -160,19 +195,42 @@ fn matches_its_baseline(server: &Server) -> Option<Value> {
     Some(report)
 }
 
-#[test]
-fn the_python_sdk_server_fails_exactly_its_baseline_and_drops_a_malformed_line_without_a_parse_error() {
-    let Some(report) = matches_its_baseline(&PYTHON) else { return };
+/// The first failure of `id`, which must have `status` (WARN or FAIL): its why and the request that shows it.
+fn shown<'a>(report: &'a Value, id: &str, status: &str) -> (&'a str, &'a str) {
     let checks = report["checks"].as_array().expect("checks");
-    let parse = checks.iter().find(|check| check["id"] == "mcp-parse-error").expect("mcp-parse-error");
-    assert_eq!(parse["status"], "WARN", "{parse:#}");
-    let finding = &parse["failures"][0];
-    assert!(finding["why"].as_str().expect("why").contains("no -32700"), "{finding:#}");
-    let request = finding["request"].as_str().expect("request");
+    let check = checks.iter().find(|check| check["id"] == id).unwrap_or_else(|| panic!("{id} in {report:#}"));
+    assert_eq!(check["status"], status, "{check:#}");
+    let finding = &check["failures"][0];
+    (finding["why"].as_str().expect("why"), finding["request"].as_str().expect("request"))
+}
+
+/// A malformed line dropped without -32700, and duplicate keys run, each with the request that shows it.
+fn drops_a_malformed_line_and_runs_duplicate_keys(report: &Value) {
+    let (why, request) = shown(report, "mcp-parse-error", "WARN");
+    assert!(why.contains("no -32700"), "{why}");
     assert!(serde_json::from_str::<Value>(request).is_err(), "the request shown is not JSON: {request}");
+    let (why, request) = shown(report, "mcp-input-duplicate-key", "WARN");
+    assert!(why.contains("twice in the text: accepted"), "{why}");
+    let arguments = &request[request.find(r#""arguments":"#).expect("arguments")..];
+    let first = arguments.split_once(':').and_then(|(_, rest)| rest.split_once(':')).map(|(key, _)| key);
+    let key = first.expect("a first key").trim_start_matches('{');
+    assert_eq!(arguments.matches(key).count(), 2, "{key} twice in {request}");
 }
 
 #[test]
-fn the_typescript_sdk_server_fails_exactly_its_baseline() {
-    matches_its_baseline(&TYPESCRIPT);
+fn the_python_sdk_server_fails_exactly_its_baseline_drops_a_malformed_line_runs_duplicate_keys_and_coerces_100() {
+    let Some(report) = matches_its_baseline(&PYTHON) else { return };
+    drops_a_malformed_line_and_runs_duplicate_keys(&report);
+    let (why, request) = shown(&report, "mcp-input-string-for-number", "FAIL");
+    assert!(why.contains("sent as the string") && why.contains("accepted"), "{why}");
+    assert!(request.contains(r#""amount":"1""#), "the number sent as a string: {request}");
+}
+
+#[test]
+fn the_typescript_sdk_server_fails_exactly_its_baseline_drops_a_malformed_line_and_runs_duplicate_keys() {
+    let Some(report) = matches_its_baseline(&TYPESCRIPT) else { return };
+    drops_a_malformed_line_and_runs_duplicate_keys(&report);
+    let checks = report["checks"].as_array().expect("checks");
+    let coerced = checks.iter().find(|check| check["id"] == "mcp-input-string-for-number").expect("the check");
+    assert_eq!(coerced["status"], "PASS", "zod refuses \"1\" for a number: {coerced:#}");
 }

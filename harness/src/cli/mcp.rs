@@ -9,6 +9,7 @@ use super::Error;
 use super::output::{self, Format};
 use callproof_harness::mcp::revision::Revision;
 use callproof_harness::mcp::{self, Bearer, Calls, Options, Server};
+use serde_json::{Map, Value};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -50,6 +51,11 @@ pub(crate) struct Args {
     /// How the report is printed on stdout.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     format: Format,
+    /// A JSON object added to the `_meta` of every tools/call, e.g. the context a server needs to let a call past
+    /// its own authorization ('{"io.callproof/context":{...}}'), so that what its decoding accepted is seen to
+    /// run. Keys under io.modelcontextprotocol/ are the profile's own and refused.
+    #[arg(long, value_name = "JSON")]
+    meta: Option<String>,
     /// The MCP revision to speak: auto asks the server (server/discover first) and falls back to 2025-11-25.
     #[arg(long, value_enum, value_name = "REVISION", default_value = "auto")]
     mcp_revision: Revision,
@@ -75,7 +81,8 @@ pub(crate) fn run(args: Args) -> Result<ExitCode, Error> {
         return Err(Error::Usage(why.to_owned()));
     }
     let timeout = Duration::from_millis(args.timeout);
-    let options = Options { server, calls, timeout, revision: args.mcp_revision, bearer };
+    let meta = meta(args.meta.as_deref())?;
+    let options = Options { server, calls, timeout, revision: args.mcp_revision, bearer, meta };
     let runtime = super::runtime()?;
     let report = runtime.block_on(mcp::run(&options))?;
     match args.format {
@@ -83,6 +90,20 @@ pub(crate) fn run(args: Args) -> Result<ExitCode, Error> {
         Format::Json => output::line(&report.to_json()),
     }
     Ok(ExitCode::from(report.exit_code()))
+}
+
+/// The object of `--meta`: JSON, an object, and none of the keys the revision sets.
+fn meta(text: Option<&str>) -> Result<Map<String, Value>, Error> {
+    let Some(text) = text else { return Ok(Map::new()) };
+    let meta = match serde_json::from_str::<Value>(text) {
+        Ok(Value::Object(meta)) => meta,
+        Ok(other) => return Err(Error::Usage(format!("--meta must be a JSON object, not {other}"))),
+        Err(error) => return Err(Error::Usage(format!("--meta is not JSON: {error}"))),
+    };
+    match meta.keys().find(|key| key.starts_with("io.modelcontextprotocol/")) {
+        Some(key) => Err(Error::Usage(format!("--meta: `{key}` is set by the profile itself (--mcp-revision)"))),
+        None => Ok(meta),
+    }
 }
 
 /// The token of `--bearer` or `--bearer-file`; an error names the file, never the token.
@@ -97,4 +118,26 @@ fn bearer(text: Option<&str>, file: Option<&std::path::Path>) -> Result<Option<B
         (None, None) => return Ok(None),
     };
     Bearer::new(&text).map(Some).map_err(|why| Error::Usage(format!("{from}: {why}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn refused(text: &str) -> String {
+        match meta(Some(text)) {
+            Err(Error::Usage(why)) => why,
+            other => panic!("{text} was not refused: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn meta_is_a_json_object_without_the_profiles_own_keys() {
+        assert!(meta(None).expect("no --meta").is_empty());
+        let context = meta(Some(r#"{"io.callproof/context":{"auth":{"subject_id":"u"}}}"#)).expect("an object");
+        assert_eq!(context["io.callproof/context"]["auth"]["subject_id"], "u");
+        assert!(refused("{").starts_with("--meta is not JSON"));
+        assert!(refused("[1]").contains("must be a JSON object, not [1]"));
+        assert!(refused(r#"{"io.modelcontextprotocol/protocolVersion":"x"}"#).contains("set by the profile itself"));
+    }
 }

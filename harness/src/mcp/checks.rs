@@ -213,7 +213,8 @@ pub const NON_FINITE: Check = check(
     "mcp-input-non-finite",
     Level::Must,
     "RFC 8259 §6 (no NaN in JSON); server/tools §Security Considerations",
-    "NaN spliced as the text of a number property is refused, or answered with -32700, never dropped or accepted",
+    "NaN spliced as the text of a number property is refused, answered with -32700, or dropped like any line that \
+     is not JSON (mcp-parse-error judges that), never accepted",
 );
 /// Deeply nested arrays are refused.
 pub const DEEP_NESTING: Check = check(

@@ -201,12 +201,24 @@ fn required(schema: &Value) -> Vec<String> {
     names.into_iter().flatten().filter_map(Value::as_str).map(str::to_owned).collect()
 }
 
-/// The JSON types `schema` allows by its `type` keyword (empty when it has none).
+/// The JSON types `schema` allows by its `type` keyword, or, without one, by an `anyOf`/`oneOf` whose every
+/// branch has a `type` (what SDKs emit for an optional value: pydantic's `int | None` is `anyOf [{"type":
+/// "integer"}, {"type": "null"}]`); empty when neither says (it may allow anything).
 fn types_of(schema: &Value) -> Vec<String> {
     match schema.get("type") {
         Some(Value::String(kind)) => vec![kind.clone()],
         Some(Value::Array(kinds)) => kinds.iter().filter_map(Value::as_str).map(str::to_owned).collect(),
-        _ => Vec::new(),
+        _ => {
+            let branches = ["anyOf", "oneOf"].iter().find_map(|keyword| schema.get(*keyword)?.as_array());
+            let typed: Vec<Vec<String>> = branches.into_iter().flatten().map(types_of).collect();
+            if typed.is_empty() || typed.iter().any(Vec::is_empty) {
+                return Vec::new();
+            }
+            let mut types: Vec<String> = typed.concat();
+            types.sort();
+            types.dedup();
+            types
+        }
     }
 }
 
@@ -430,6 +442,21 @@ mod tests {
             .map(|case| case.label)
             .collect();
         assert_eq!(oversize, vec!["\"free\" sent as a 2 MiB string".to_owned()]);
+    }
+
+    #[test]
+    fn an_optional_integer_spelled_as_any_of_gets_the_number_cases() {
+        let amount = json!({"anyOf": [{"type": "integer", "minimum": 1}, {"type": "null"}]});
+        let schema = json!({"type": "object", "properties": {"amount": amount}, "required": ["amount"]});
+        let base = base(&schema).expect("a base");
+        assert!(base["amount"].is_i64(), "{base:?}");
+        let checks: Vec<&str> = cases(&schema, &base).iter().map(|case| case.check.id).collect();
+        for id in ["mcp-input-string-for-number", "mcp-input-bool-for-number", "mcp-input-integral-float"] {
+            assert!(checks.contains(&id), "{id} missing from {checks:?}");
+        }
+        assert!(!checks.contains(&"mcp-input-null"), "null is allowed: {checks:?}");
+        let untyped = json!({"anyOf": [{"type": "integer"}, {"minimum": 1}]});
+        assert!(types_of(&untyped).is_empty(), "a branch without a type may allow anything");
     }
 
     #[test]

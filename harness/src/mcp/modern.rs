@@ -212,7 +212,7 @@ impl Run {
     /// names another tool, which must be refused with 400 and -32020 before it runs.
     pub(super) async fn header_mismatch_call(&mut self, tool: &str, arguments: &str, other: &str) {
         let id = self.client.next_id();
-        let line = super::profile::call_line(id, tool, arguments, true);
+        let line = super::profile::call_line(id, tool, arguments, true, &self.meta);
         let route = Route { name: Some(other.to_owned()), ..Route::modern("tools/call", Some(tool)) };
         let exchange = self.client.exchange_routed(line, &json!(id), &route).await;
         self.observed(&exchange, Some(tool));

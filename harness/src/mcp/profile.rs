@@ -16,7 +16,7 @@ use super::lint;
 use super::report::{self, Finding, Report, Skipped};
 use super::revision::{self, Revision};
 use crate::subject::SubjectError;
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 use std::collections::BTreeSet;
 use std::time::Duration;
 
@@ -94,6 +94,9 @@ pub struct Options {
     pub revision: Revision,
     /// `Authorization: Bearer` on every HTTP request (`--bearer`); never with a command.
     pub bearer: Option<Bearer>,
+    /// Members added to the `_meta` of every `tools/call` (`--meta`): a context the server needs to get past
+    /// its own authorization, so that what its decoding accepted is seen to run.
+    pub meta: Map<String, Value>,
 }
 
 /// Runs the profile against `options.server`.
@@ -113,6 +116,7 @@ pub async fn run(options: &Options) -> Result<Report, SubjectError> {
         http,
         modern_failed: BTreeSet::new(),
         modern_refusal: false,
+        meta: options.meta.clone(),
     };
     let (protocol_version, server_info) = run.era(options.revision).await;
     let modern = run.client.modern();
@@ -180,6 +184,8 @@ pub(super) struct Run {
     pub(super) modern_failed: BTreeSet<(&'static str, String)>,
     /// `initialize` was refused with a modern error (a 2026-07-28 server that answered the probe too late).
     pub(super) modern_refusal: bool,
+    /// `--meta`: added to the `_meta` of every `tools/call`.
+    pub(super) meta: Map<String, Value>,
 }
 
 impl Run {
@@ -420,7 +426,7 @@ impl Run {
 
     async fn call(&mut self, name: &str, arguments: &str) -> Exchange {
         let id = self.client.next_id();
-        let line = call_line(id, name, arguments, self.client.modern());
+        let line = call_line(id, name, arguments, self.client.modern(), &self.meta);
         let route = self.client.route("tools/call", Some(name));
         let exchange = self.client.exchange_routed(line, &json!(id), &route).await;
         self.observed(&exchange, Some(name));
@@ -430,7 +436,7 @@ impl Run {
     /// A call whose line may be answered only with `id: null`, or not at all: sent alone, then a `ping`.
     async fn line_level_call(&mut self, name: &str, arguments: &str) -> Exchange {
         let id = self.client.next_id();
-        let line = call_line(id, name, arguments, self.client.modern());
+        let line = call_line(id, name, arguments, self.client.modern(), &self.meta);
         let route = self.client.route("tools/call", Some(name));
         let (exchange, ping) = self.client.garbage_routed(line, Some(json!(id)), &route).await;
         self.observed(&ping, None);
@@ -443,8 +449,10 @@ impl Run {
     fn judge_refusal(&mut self, name: &str, case: &inputs::Case, exchange: &Exchange, base_refused: bool) {
         if exchange.answer == Answer::Dropped {
             let liveness = self.client.liveness();
+            // A line that is not JSON (NaN) was not run; dropping it is `mcp-parse-error`'s SHOULD, not a MUST.
+            let not_json = case.check.id == checks::NON_FINITE.id;
             let why = format!("{}: dropped without an answer (the {liveness} sent after it was answered)", case.label);
-            self.found(case.check, false, Some(name), why, Some(exchange));
+            self.found(case.check, not_json, Some(name), why, Some(exchange));
             return;
         }
         if !matches!(exchange.answer, Answer::Response(_) | Answer::Http { .. }) {
@@ -521,12 +529,13 @@ impl Run {
     }
 }
 
-/// The `tools/call` line for `name` with `arguments` spliced in as text, byte for byte, last; in 2026-07-28
-/// (`modern`) the `_meta` fields before it.
-pub(super) fn call_line(id: i64, name: &str, arguments: &str, modern: bool) -> String {
+/// The `tools/call` line for `name` with `arguments` spliced in as text, byte for byte, last; before it the
+/// `_meta`: in 2026-07-28 (`modern`) its fields, and `extra` (`--meta`) in either revision.
+pub(super) fn call_line(id: i64, name: &str, arguments: &str, modern: bool, extra: &Map<String, Value>) -> String {
     let name = Value::String(name.to_owned());
-    let meta =
-        if modern { format!(r#","_meta":{}"#, Value::Object(revision::meta(revision::MODERN))) } else { String::new() };
+    let mut meta = if modern { revision::meta(revision::MODERN) } else { Map::new() };
+    meta.extend(extra.iter().map(|(key, value)| (key.clone(), value.clone())));
+    let meta = if meta.is_empty() { String::new() } else { format!(r#","_meta":{}"#, Value::Object(meta)) };
     format!(
         r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":{name}{meta},"arguments":{arguments}}}}}"#
     )

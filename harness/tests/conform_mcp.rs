@@ -170,6 +170,9 @@ fn python_installed() -> bool {
     false
 }
 
+/// The TypeScript SDK example server, built by `npm run build` (scripts/test).
+const TYPESCRIPT: &str = "examples/mcp-typescript/dist/server.js";
+
 fn python_server() -> String {
     format!("'{}' '{}'", repo().join(PYTHON).display(), repo().join("examples/mcp-python/server.py").display())
 }
@@ -215,4 +218,45 @@ async fn the_python_sdk_server_drops_a_malformed_line_and_answers_an_unknown_too
     let unknown = unknown.expect("an answer");
     assert_eq!(unknown["mcp"], "no envelope", "{unknown}");
     assert_eq!(unknown["result"]["isError"], true, "a tool result, not -32602: {unknown}");
+}
+
+/// Whether the TypeScript SDK server is built; a loud SKIPPED line when not (a failure under CI).
+fn typescript_built() -> bool {
+    if repo().join(TYPESCRIPT).exists() {
+        return true;
+    }
+    assert!(std::env::var(REQUIRE_VAR).as_deref() != Ok("1"), "{TYPESCRIPT} is missing and {REQUIRE_VAR}=1");
+    let _ = writeln!(
+        std::io::stderr(),
+        "SKIPPED: the TypeScript SDK server (examples/mcp-typescript) through conform --mcp: {TYPESCRIPT} is \
+         missing (scripts/test, or: cd examples/mcp-typescript && npm ci && npm run build; set {REQUIRE_VAR}=1 to \
+         fail instead)"
+    );
+    false
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_typescript_sdk_server_executes_duplicate_keys_and_an_integral_float_but_refuses_a_string() {
+    if !typescript_built() {
+        return;
+    }
+    let server = format!("node '{}'", repo().join(TYPESCRIPT).display());
+    let report = run(&server, &["decode/duplicate_keys", "decode/string_for_integer", "auth/missing_scope"]).await;
+    let failed = failed(&report);
+    for wrong in [
+        // "amount":1,…,"amount":90: JSON.parse keeps the last and the app refunds it.
+        "decode/duplicate_keys malformed-input-refused",
+        "decode/duplicate_keys expectations",
+        // "amount":100.0 is the number 100 to JSON.parse, an integer to zod: refunded.
+        "decode/string_for_integer malformed-input-refused",
+    ] {
+        assert!(failed.contains(wrong), "the TypeScript SDK server no longer fails {wrong}: {failed:?}");
+    }
+    // zod refuses "amount":"100" (step 1) before the app runs; only step 2's 100.0 is refunded.
+    let scenario = report.scenarios.iter().find(|scenario| scenario.id == "decode/string_for_integer").expect("run");
+    let expectations = scenario.checks.iter().find(|check| check.id == "expectations").expect("judged");
+    let said: Vec<&str> = expectations.violations.iter().map(|violation| violation.message.as_str()).collect();
+    assert!(said.iter().any(|message| message.starts_with("step 2: ok: expected false, got true")), "{said:?}");
+    assert!(!said.iter().any(|message| message.starts_with("step 1: ok")), "{said:?}");
+    assert!(!failed.iter().any(|failure| failure.starts_with("auth/missing_scope")), "{failed:?}");
 }

@@ -9,34 +9,12 @@ mod process_support;
 use callproof_harness::mcp::{Calls, Options, Server};
 use callproof_harness::mock::MockDownstream;
 use callproof_harness::world::{Behaviour, Fixtures, World};
-use process_support::{REQUIRE_VAR, executor_binary, run_callproof};
+use process_support::{REQUIRE_VAR, executor_binary, mcp_report, mcp_statuses, run_callproof};
 use serde_json::Value;
-use std::collections::BTreeMap;
 use std::io::Write;
 use std::process::Command;
 use std::sync::Arc;
 use std::time::Duration;
-
-/// Runs `callproof mcp --format json` with `args`; the exit code and the report.
-fn mcp(args: &[&str]) -> (i32, Value) {
-    let mut all = vec!["mcp", "--format", "json"];
-    all.extend_from_slice(args);
-    let ran = run_callproof(&all);
-    let report = serde_json::from_str(&ran.stdout)
-        .unwrap_or_else(|error| panic!("not a JSON report ({error}):\n{}\nstderr:\n{}", ran.stdout, ran.stderr));
-    (ran.code, report)
-}
-
-/// Every check's status, by id.
-fn statuses(report: &Value) -> BTreeMap<String, String> {
-    let checks = report["checks"].as_array().expect("checks");
-    checks
-        .iter()
-        .map(|check| {
-            (check["id"].as_str().expect("id").to_owned(), check["status"].as_str().expect("status").to_owned())
-        })
-        .collect()
-}
 
 /// The failures of check `id`.
 fn failures<'a>(report: &'a Value, id: &str) -> &'a Vec<Value> {
@@ -65,9 +43,9 @@ fn python_with_mcp(test: &str) -> bool {
 
 #[test]
 fn the_reference_executor_over_mcp_passes_every_check_with_call_all() {
-    let (code, report) = mcp(&["--server", &reference(), "--call-all", "--mcp-revision", "2025-11-25"]);
+    let (code, report) = mcp_report(&["--server", &reference(), "--call-all", "--mcp-revision", "2025-11-25"]);
     assert_eq!(code, 0, "{report:#}");
-    for (id, status) in statuses(&report) {
+    for (id, status) in mcp_statuses(&report) {
         let judged_elsewhere = id == "mcp-output-conforms"; // no downstream: no call succeeds
         let http_only = id.starts_with("mcp-http-") || id.starts_with("mcp-auth-"); // judged in mcp_http.rs
         assert!(
@@ -98,8 +76,8 @@ async fn against_a_downstream(extra: &str) -> Value {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn with_a_downstream_the_reference_answers_a_valid_call_with_structured_content_that_fits_its_output_schema() {
     let json = against_a_downstream("").await;
-    assert!(statuses(&json).values().all(|status| status != "FAIL" && status != "WARN"), "{json:#}");
-    assert_eq!(statuses(&json)["mcp-output-conforms"], "PASS", "{json:#}");
+    assert!(mcp_statuses(&json).values().all(|status| status != "FAIL" && status != "WARN"), "{json:#}");
+    assert_eq!(mcp_statuses(&json)["mcp-output-conforms"], "PASS", "{json:#}");
     let checks = json["checks"].as_array().expect("checks");
     let unknown = checks.iter().find(|check| check["id"] == "mcp-input-unknown-field").expect("unknown field");
     let (passed, inconclusive) = (unknown["passed"].as_u64(), unknown["inconclusive"].as_u64());
@@ -112,23 +90,23 @@ async fn with_a_downstream_the_reference_answers_a_valid_call_with_structured_co
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_profile_catches_the_known_bad_decoders_served_over_mcp() {
     let extras = against_a_downstream("--mutant unknown-fields-ignored").await;
-    assert_eq!(statuses(&extras)["mcp-input-unknown-field"], "FAIL", "{extras:#}");
+    assert_eq!(mcp_statuses(&extras)["mcp-input-unknown-field"], "FAIL", "{extras:#}");
     let request = failures(&extras, "mcp-input-unknown-field")[0]["request"].as_str().expect("request").to_owned();
     assert!(request.contains(r#""is_admin":true"#), "{request}");
     let duplicates = against_a_downstream("--mutant duplicate-keys-last-wins").await;
-    assert_eq!(statuses(&duplicates)["mcp-input-duplicate-key"], "WARN", "{duplicates:#}");
+    assert_eq!(mcp_statuses(&duplicates)["mcp-input-duplicate-key"], "WARN", "{duplicates:#}");
 }
 
 #[test]
 fn without_call_only_tools_annotated_read_only_are_called_and_the_others_are_listed_with_the_reason() {
-    let (code, report) = mcp(&["--server", &reference()]);
+    let (code, report) = mcp_report(&["--server", &reference()]);
     assert_eq!(code, 0, "{report:#}");
     let called: Vec<&str> = report["called"].as_array().expect("called").iter().filter_map(Value::as_str).collect();
     assert!(called.contains(&"get_order") && !called.contains(&"refund_order"), "{called:?}");
     let skipped = report["skipped"].as_array().expect("skipped");
     let refund = skipped.iter().find(|skipped| skipped["tool"] == "refund_order").expect("refund_order skipped");
     assert_eq!(refund["why"], "not named with --call and not annotated readOnlyHint: true");
-    let (_, named) = mcp(&["--server", &reference(), "--call", "refund_order", "--call", "no_such"]);
+    let (_, named) = mcp_report(&["--server", &reference(), "--call", "refund_order", "--call", "no_such"]);
     let called: Vec<&str> = named["called"].as_array().expect("called").iter().filter_map(Value::as_str).collect();
     assert!(called.contains(&"refund_order") && !called.contains(&"delete_account"), "{called:?}");
     let skipped = named["skipped"].to_string();
@@ -140,9 +118,9 @@ fn the_python_sdk_server_drops_a_malformed_line_accepts_duplicate_keys_and_coerc
     if !python_with_mcp("the Python SDK MCP server") {
         return;
     }
-    let (code, report) = mcp(&["--server", "python3 fixtures/mcp/lax_server.py"]);
+    let (code, report) = mcp_report(&["--server", "python3 fixtures/mcp/lax_server.py"]);
     assert_eq!(code, 1, "{report:#}");
-    let status = statuses(&report);
+    let status = mcp_statuses(&report);
     let parse = &failures(&report, "mcp-parse-error")[0];
     assert_eq!(status["mcp-parse-error"], "WARN");
     assert!(parse["why"].as_str().expect("why").contains("dropped without an answer"), "{parse:#}");
@@ -182,9 +160,9 @@ fn the_broken_fixture_fails_every_check_it_was_written_to_fail() {
     if !python_with_mcp("the broken MCP fixture") {
         return;
     }
-    let (code, report) = mcp(&["--server", "python3 fixtures/mcp/broken_server.py", "--timeout", "1000"]);
+    let (code, report) = mcp_report(&["--server", "python3 fixtures/mcp/broken_server.py", "--timeout", "1000"]);
     assert_eq!(code, 1);
-    let status = statuses(&report);
+    let status = mcp_statuses(&report);
     for id in [
         "mcp-tools-list",
         "mcp-version-negotiation",
@@ -228,11 +206,11 @@ fn the_broken_fixture_fails_every_check_it_was_written_to_fail() {
     assert!(skipped.contains("search docs") && skipped.contains("not a valid object schema"), "{skipped}");
 
     let (_, no_tools) =
-        mcp(&["--server", "python3 fixtures/mcp/broken_server.py --mode no-tools", "--timeout", "1000"]);
-    assert_eq!(statuses(&no_tools)["mcp-handshake"], "FAIL");
+        mcp_report(&["--server", "python3 fixtures/mcp/broken_server.py --mode no-tools", "--timeout", "1000"]);
+    assert_eq!(mcp_statuses(&no_tools)["mcp-handshake"], "FAIL");
     let (_, dies) =
-        mcp(&["--server", "python3 fixtures/mcp/broken_server.py --mode exit-on-garbage", "--timeout", "1000"]);
-    assert_eq!(statuses(&dies)["mcp-survives"], "FAIL", "{dies:#}");
+        mcp_report(&["--server", "python3 fixtures/mcp/broken_server.py --mode exit-on-garbage", "--timeout", "1000"]);
+    assert_eq!(mcp_statuses(&dies)["mcp-survives"], "FAIL", "{dies:#}");
 }
 
 #[test]

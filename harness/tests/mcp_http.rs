@@ -16,9 +16,8 @@
 
 mod process_support;
 
-use process_support::{REQUIRE_VAR, TempDir, executor_binary, repo, run_callproof};
+use process_support::{REQUIRE_VAR, TempDir, executor_binary, mcp_statuses, repo, run_callproof};
 use serde_json::{Value, json};
-use std::collections::BTreeMap;
 use std::io::Write;
 use std::net::{TcpListener, TcpStream};
 use std::process::{Child, Command, Stdio};
@@ -89,14 +88,6 @@ fn profile(url: &str) -> (i32, Value) {
     (ran.code, report)
 }
 
-fn statuses(report: &Value) -> BTreeMap<String, String> {
-    let checks = report["checks"].as_array().expect("checks");
-    checks
-        .iter()
-        .map(|check| (check["id"].as_str().expect("id").into(), check["status"].as_str().expect("status").into()))
-        .collect()
-}
-
 fn failures<'a>(report: &'a Value, id: &str) -> &'a Vec<Value> {
     let checks = report["checks"].as_array().expect("checks");
     let check = checks.iter().find(|check| check["id"] == id).unwrap_or_else(|| panic!("no check {id}"));
@@ -108,7 +99,7 @@ fn assert_the_sdks_mistakes_are_found(report: &Value) {
     assert_eq!(report["transport"], "streamable-http", "{report:#}");
     assert_eq!(report["protocol_version"], "2025-11-25", "{report:#}");
     assert_eq!(report["server_info"]["name"], "lax-shop", "{report:#}");
-    let status = statuses(report);
+    let status = mcp_statuses(report);
     for (id, expected) in [
         ("mcp-handshake", "PASS"),
         ("mcp-version-negotiation", "PASS"),
@@ -175,7 +166,7 @@ fn a_url_nothing_listens_on_is_a_failed_handshake_that_says_why() {
     let port = TcpListener::bind("127.0.0.1:0").and_then(|listener| listener.local_addr()).expect("a port").port();
     let (code, report) = profile(&format!("http://127.0.0.1:{port}/mcp"));
     assert_eq!(code, 1, "{report:#}");
-    assert_eq!(statuses(&report)["mcp-handshake"], "FAIL", "{report:#}");
+    assert_eq!(mcp_statuses(&report)["mcp-handshake"], "FAIL", "{report:#}");
     let answer = failures(&report, "mcp-handshake")[0]["answer"].as_str().expect("answer").to_owned();
     assert!(answer.to_lowercase().contains("refused"), "{answer}");
     let https = run_callproof(&["mcp", "--url", "https://example.invalid/mcp"]);
@@ -218,7 +209,7 @@ fn the_reference_over_http_with_its_token_passes_every_check_and_the_token_is_ne
     let ran = run_callproof(&["mcp", "--url", &server.url, "--bearer-file", &file, "--format", "json"]);
     assert!(!ran.stdout.contains(&token) && !ran.stderr.contains(&token), "the token was printed");
     let report = ran.report();
-    let status = statuses(&report);
+    let status = mcp_statuses(&report);
     let bad: Vec<_> = status.iter().filter(|(_, status)| *status == "FAIL" || *status == "WARN").collect();
     assert!(bad.is_empty() && ran.code == 0, "{bad:?}: {report:#}");
     for (id, passed) in HTTP_CHECKS.into_iter().zip([2, 1, 1, 2]) {
@@ -251,7 +242,7 @@ fn http_statuses(server: &HttpServer, key: &str) -> (Vec<String>, Value) {
     let (_, file) = token_file(&dir, key, &server.url);
     let ran = run_callproof(&["mcp", "--url", &server.url, "--bearer-file", &file, "--format", "json"]);
     let report = ran.report();
-    let status = statuses(&report);
+    let status = mcp_statuses(&report);
     (HTTP_CHECKS.iter().map(|id| status[*id].clone()).collect(), report)
 }
 
@@ -298,7 +289,7 @@ fn a_lax_http_server_fails_every_http_check_and_without_a_bearer_the_auth_checks
     assert!(ran.stdout.contains("<bearer>"), "the echoed token is redacted: {}", ran.stdout);
     let report = ran.report();
     assert_eq!(ran.code, 1, "{report:#}");
-    let status = statuses(&report);
+    let status = mcp_statuses(&report);
     let why = |id: &str| -> Vec<String> {
         failures(&report, id).iter().map(|failure| failure["why"].as_str().expect("why").to_owned()).collect()
     };

@@ -6,33 +6,15 @@
 
 mod process_support;
 
-use process_support::{executor_binary, repo, run_callproof};
+use process_support::{executor_binary, mcp_report, mcp_statuses, repo, run_callproof};
 use serde_json::{Value, json};
-use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
-
-/// `callproof mcp --format json` with `args`; the exit code and the report.
-fn mcp(args: &[&str]) -> (i32, Value) {
-    let mut all = vec!["mcp", "--format", "json"];
-    all.extend_from_slice(args);
-    let ran = run_callproof(&all);
-    let report = serde_json::from_str(&ran.stdout)
-        .unwrap_or_else(|error| panic!("not a JSON report ({error}):\n{}\nstderr:\n{}", ran.stdout, ran.stderr));
-    (ran.code, report)
-}
-
-fn statuses(report: &Value) -> BTreeMap<String, String> {
-    let checks = report["checks"].as_array().expect("checks");
-    let status =
-        |check: &Value| (check["id"].as_str().unwrap().to_owned(), check["status"].as_str().unwrap().to_owned());
-    checks.iter().map(status).collect()
-}
 
 /// Every check passes but those judged elsewhere (`mcp-output-conforms`: no downstream, no call succeeds) and,
 /// over stdio, the HTTP ones (`mcp-http-*`, `mcp-auth-*`).
 fn assert_all_pass(report: &Value, http: bool) {
-    for (id, status) in statuses(report) {
+    for (id, status) in mcp_statuses(report) {
         let http_only = id.starts_with("mcp-http-") || id.starts_with("mcp-auth-");
         let skipped = id == "mcp-output-conforms" || (!http && http_only);
         assert!(status == "PASS" || (skipped && status == "SKIP"), "{id} is {status}: {report:#}");
@@ -53,13 +35,13 @@ const MODERN_CHECKS: [&str; 7] = [
 #[test]
 fn the_reference_over_stdio_passes_every_2026_07_28_check_and_auto_finds_it_modern() {
     let reference = format!("'{}' --mcp --store memory", executor_binary().display());
-    let (code, report) = mcp(&["--server", &reference, "--call-all", "--mcp-revision", "2026-07-28"]);
+    let (code, report) = mcp_report(&["--server", &reference, "--call-all", "--mcp-revision", "2026-07-28"]);
     assert_eq!(code, 0, "{report:#}");
     assert_all_pass(&report, false);
     let ids: Vec<&str> = report["checks"].as_array().unwrap().iter().filter_map(|check| check["id"].as_str()).collect();
     assert!(MODERN_CHECKS.iter().all(|id| ids.contains(id)), "{ids:?}");
     assert_eq!(report["called"].as_array().expect("called").len(), 9);
-    let (_, auto) = mcp(&["--server", &reference]);
+    let (_, auto) = mcp_report(&["--server", &reference]);
     assert_eq!(
         (auto["revision"].as_str(), auto["protocol_version"].as_str()),
         (Some("2026-07-28"), Some("2026-07-28"))
@@ -68,9 +50,9 @@ fn the_reference_over_stdio_passes_every_2026_07_28_check_and_auto_finds_it_mode
 
 #[test]
 fn auto_falls_back_to_2025_11_25_for_a_server_that_does_not_answer_server_discover() {
-    let (_, report) = mcp(&["--server", "python3 fixtures/mcp/broken_server.py", "--timeout", "1000"]);
+    let (_, report) = mcp_report(&["--server", "python3 fixtures/mcp/broken_server.py", "--timeout", "1000"]);
     assert_eq!(report["revision"], "2025-11-25", "{report:#}");
-    let ids = statuses(&report);
+    let ids = mcp_statuses(&report);
     assert!(!ids.contains_key("mcp-result-type"), "no modern check in a legacy run");
     assert_eq!(ids["mcp-handshake"], "PASS", "the probe is not judged: {report:#}");
 }
@@ -134,7 +116,7 @@ fn the_reference_over_http_passes_every_2026_07_28_check_with_a_bearer_token() {
     let server = HttpReference::start();
     let token = server.token();
     let args = ["--url", &server.url, "--bearer", &token, "--call-all", "--mcp-revision", "2026-07-28"];
-    let (code, report) = mcp(&args);
+    let (code, report) = mcp_report(&args);
     assert_eq!(code, 0, "{report:#}");
     assert_all_pass(&report, true);
     assert_eq!(report["transport"], "streamable-http");
@@ -144,9 +126,9 @@ fn the_reference_over_http_passes_every_2026_07_28_check_with_a_bearer_token() {
 fn the_broken_modern_fixture_fails_every_modern_check_over_stdio_and_http() {
     let fixture = repo().join("fixtures/mcp/broken_modern_server.py");
     let command = format!("python3 '{}'", fixture.display());
-    let (code, report) = mcp(&["--server", &command, "--call-all", "--timeout", "2000"]);
+    let (code, report) = mcp_report(&["--server", &command, "--call-all", "--timeout", "2000"]);
     assert_eq!((code, report["revision"].as_str()), (1, Some("2026-07-28")), "auto finds it modern: {report:#}");
-    let status = statuses(&report);
+    let status = mcp_statuses(&report);
     for (id, wanted) in [
         ("mcp-version-negotiation", "FAIL"),
         ("mcp-meta-required", "FAIL"),
@@ -157,8 +139,9 @@ fn the_broken_modern_fixture_fails_every_modern_check_over_stdio_and_http() {
     ] {
         assert_eq!(status[id], wanted, "{id}: {report:#}");
     }
-    let (_, empty) = mcp(&["--server", &format!("{command} --mode empty-versions"), "--mcp-revision", "2026-07-28"]);
-    assert_eq!(statuses(&empty)["mcp-handshake"], "FAIL", "{empty:#}");
+    let (_, empty) =
+        mcp_report(&["--server", &format!("{command} --mode empty-versions"), "--mcp-revision", "2026-07-28"]);
+    assert_eq!(mcp_statuses(&empty)["mcp-handshake"], "FAIL", "{empty:#}");
 
     let mut child = Command::new("python3")
         .arg(&fixture)
@@ -169,10 +152,10 @@ fn the_broken_modern_fixture_fails_every_modern_check_over_stdio_and_http() {
         .spawn()
         .expect("python3 starts");
     let url = served_url(&mut child, "listening on ");
-    let (_, over_http) = mcp(&["--url", &url, "--call-all", "--timeout", "2000"]);
+    let (_, over_http) = mcp_report(&["--url", &url, "--call-all", "--timeout", "2000"]);
     let _ = child.kill();
     let _ = child.wait();
-    let status = statuses(&over_http);
+    let status = mcp_statuses(&over_http);
     assert_eq!(status["mcp-http-header-mismatch"], "FAIL", "{over_http:#}");
     assert_eq!(status["mcp-http-get"], "WARN", "{over_http:#}");
     assert_eq!(status["mcp-method-not-found"], "FAIL", "-32601 with 200, not 404: {over_http:#}");

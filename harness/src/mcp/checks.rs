@@ -19,7 +19,7 @@ pub struct Check {
     pub rule: &'static str,
 }
 
-const fn check(id: &'static str, level: Level, cites: &'static str, rule: &'static str) -> Check {
+pub(super) const fn check(id: &'static str, level: Level, cites: &'static str, rule: &'static str) -> Check {
     Check { id, level, cites, rule }
 }
 

@@ -7,7 +7,7 @@
 //! what the cited text requires: a correct 2026-07-28 server never fails one (`resultType` may be any value the
 //! spec defines, `input_required` included; `serverInfo` is a SHOULD; the order of tools a SHOULD).
 
-use super::checks::Check;
+use super::checks::{Check, check};
 use super::client::{Answer, Exchange};
 use super::profile::Run;
 use super::revision::{self, MODERN, PROBE_ID, Route};
@@ -21,10 +21,6 @@ const PROBE_WAIT: Duration = Duration::from_secs(10);
 
 /// A version no server speaks.
 const NO_SUCH_VERSION: &str = "1900-01-01";
-
-const fn check(id: &'static str, level: Level, cites: &'static str, rule: &'static str) -> Check {
-    Check { id, level, cites, rule }
-}
 
 /// `mcp-handshake`, its 2026-07-28 form.
 pub const HANDSHAKE: Check = check(

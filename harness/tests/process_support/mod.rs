@@ -262,3 +262,22 @@ pub(crate) fn crash_scenarios() -> Vec<String> {
     assert!(found.iter().any(|id| id == "idempotency/crash_after_commit"), "the crash scenarios are found: {found:?}");
     found
 }
+
+/// Runs `callproof mcp --format json` with `args`: the exit code and the report.
+pub(crate) fn mcp_report(args: &[&str]) -> (i32, serde_json::Value) {
+    let mut all = vec!["mcp", "--format", "json"];
+    all.extend_from_slice(args);
+    let ran = run_callproof(&all);
+    let report = serde_json::from_str(&ran.stdout)
+        .unwrap_or_else(|error| panic!("not a JSON report ({error}):\n{}\nstderr:\n{}", ran.stdout, ran.stderr));
+    (ran.code, report)
+}
+
+/// Every check's status in a `callproof mcp` JSON report, by id.
+pub(crate) fn mcp_statuses(report: &serde_json::Value) -> std::collections::BTreeMap<String, String> {
+    let checks = report["checks"].as_array().expect("checks");
+    let status = |check: &serde_json::Value| {
+        (check["id"].as_str().expect("id").to_owned(), check["status"].as_str().expect("status").to_owned())
+    };
+    checks.iter().map(status).collect()
+}

@@ -18,10 +18,11 @@ use callproof_harness::mcp::McpFactory;
 use callproof_harness::mcp::revision::Revision;
 use callproof_harness::scenario::Scenario;
 use callproof_harness::subject::{SubjectCall, SubjectFactory};
-use process_support::{REQUIRE_VAR, TempDir, executor_binary, repo, run_callproof};
+use process_support::{
+    INSTALL_MCP_PYTHON, INSTALL_MCP_TYPESCRIPT, TempDir, executor_binary, present, repo, run_callproof,
+};
 use serde_json::Value;
 use std::collections::BTreeSet;
-use std::io::Write;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -155,21 +156,6 @@ fn mcp_and_executor_are_one_or_the_other() {
     assert_eq!(missing.code, 3, "{}", missing.stderr);
 }
 
-/// Whether the Python SDK server's venv exists; a loud SKIPPED line when not (a failure under CI).
-fn python_installed() -> bool {
-    if repo().join(PYTHON).exists() {
-        return true;
-    }
-    assert!(std::env::var(REQUIRE_VAR).as_deref() != Ok("1"), "{PYTHON} is missing and {REQUIRE_VAR}=1");
-    let _ = writeln!(
-        std::io::stderr(),
-        "SKIPPED: the Python SDK server (examples/mcp-python) through conform --mcp: {PYTHON} is missing \
-         (scripts/test, or: python3 -m venv target/mcp-python-venv && target/mcp-python-venv/bin/pip install -r \
-         examples/mcp-python/requirements.txt; set {REQUIRE_VAR}=1 to fail instead)"
-    );
-    false
-}
-
 /// The TypeScript SDK example server, built by `npm run build` (scripts/test).
 const TYPESCRIPT: &str = "examples/mcp-typescript/dist/server.js";
 
@@ -179,7 +165,7 @@ fn python_server() -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_python_sdk_server_executes_duplicate_keys_and_coerced_numbers() {
-    if !python_installed() {
+    if !present(PYTHON, "the Python SDK server (examples/mcp-python) through conform --mcp", INSTALL_MCP_PYTHON) {
         return;
     }
     let report = run(&python_server(), &["decode/duplicate_keys", "decode/string_for_integer"]).await;
@@ -198,7 +184,7 @@ async fn the_python_sdk_server_executes_duplicate_keys_and_coerced_numbers() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_python_sdk_server_drops_a_malformed_line_and_answers_an_unknown_tool_without_an_envelope() {
-    if !python_installed() {
+    if !present(PYTHON, "the Python SDK server (examples/mcp-python) through conform --mcp", INSTALL_MCP_PYTHON) {
         return;
     }
     let factory = McpFactory::new(&python_server()).expect("a command");
@@ -220,24 +206,13 @@ async fn the_python_sdk_server_drops_a_malformed_line_and_answers_an_unknown_too
     assert_eq!(unknown["result"]["isError"], true, "a tool result, not -32602: {unknown}");
 }
 
-/// Whether the TypeScript SDK server is built; a loud SKIPPED line when not (a failure under CI).
-fn typescript_built() -> bool {
-    if repo().join(TYPESCRIPT).exists() {
-        return true;
-    }
-    assert!(std::env::var(REQUIRE_VAR).as_deref() != Ok("1"), "{TYPESCRIPT} is missing and {REQUIRE_VAR}=1");
-    let _ = writeln!(
-        std::io::stderr(),
-        "SKIPPED: the TypeScript SDK server (examples/mcp-typescript) through conform --mcp: {TYPESCRIPT} is \
-         missing (scripts/test, or: cd examples/mcp-typescript && npm ci && npm run build; set {REQUIRE_VAR}=1 to \
-         fail instead)"
-    );
-    false
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_typescript_sdk_server_executes_duplicate_keys_and_an_integral_float_but_refuses_a_string() {
-    if !typescript_built() {
+    if !present(
+        TYPESCRIPT,
+        "the TypeScript SDK server (examples/mcp-typescript) through conform --mcp",
+        INSTALL_MCP_TYPESCRIPT,
+    ) {
         return;
     }
     let server = format!("node '{}'", repo().join(TYPESCRIPT).display());

@@ -11,10 +11,9 @@
 
 mod process_support;
 
-use process_support::{REQUIRE_VAR, TempDir, executor_binary, repo, run_callproof};
+use process_support::{INSTALL_MCP_PYTHON, TempDir, executor_binary, present, repo, run_callproof};
 use serde_json::Value;
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::net::{TcpListener, TcpStream};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -23,21 +22,6 @@ const PYTHON: &str = "target/mcp-python-venv/bin/python";
 
 fn python_server() -> String {
     format!("'{}' '{}' --http", repo().join(PYTHON).display(), repo().join("examples/mcp-python/server.py").display())
-}
-
-/// Whether the Python SDK server's venv exists; a loud SKIPPED line when not (a failure under CI).
-fn python_installed(test: &str) -> bool {
-    if repo().join(PYTHON).exists() {
-        return true;
-    }
-    assert!(std::env::var(REQUIRE_VAR).as_deref() != Ok("1"), "{test}: {PYTHON} is missing and {REQUIRE_VAR}=1");
-    let _ = writeln!(
-        std::io::stderr(),
-        "SKIPPED: {test}: {PYTHON} is missing (scripts/test, or: python3 -m venv target/mcp-python-venv && \
-         target/mcp-python-venv/bin/pip install -r examples/mcp-python/requirements.txt; set {REQUIRE_VAR}=1 to \
-         fail instead)"
-    );
-    false
 }
 
 /// `callproof conform SCENARIOS... ARGS... --format json`: the exit code, each scenario's status, and the
@@ -71,7 +55,7 @@ fn conform(scenarios: &[&str], args: &[&str]) -> (i32, BTreeMap<String, String>,
 
 #[test]
 fn the_python_sdk_server_passes_the_identity_scenarios_through_its_tokens_and_still_accepts_duplicate_keys() {
-    if !python_installed("the Python SDK server through conform --mcp-http") {
+    if !present(PYTHON, "the Python SDK server through conform --mcp-http", INSTALL_MCP_PYTHON) {
         return;
     }
     let identity = [
@@ -141,7 +125,7 @@ impl Drop for Running {
 
 #[test]
 fn a_server_the_harness_did_not_start_gets_downstream_and_session_in_the_token_and_skips_crashes() {
-    if !python_installed("the Python SDK server through conform --mcp-url") {
+    if !present(PYTHON, "the Python SDK server through conform --mcp-url", INSTALL_MCP_PYTHON) {
         return;
     }
     let dir = TempDir::new();

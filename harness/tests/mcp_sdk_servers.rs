@@ -18,10 +18,9 @@ mod process_support;
 
 use callproof_harness::mock::MockDownstream;
 use callproof_harness::world::{Account, Behaviour, Fixtures, Order, World};
-use process_support::{REQUIRE_VAR, repo, run_callproof};
+use process_support::{INSTALL_MCP_PYTHON, INSTALL_MCP_TYPESCRIPT, present, repo, run_callproof};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -40,8 +39,7 @@ const PYTHON: Server = Server {
     name: "the Python SDK server (examples/mcp-python)",
     command: "target/mcp-python-venv/bin/python examples/mcp-python/server.py",
     needs: "target/mcp-python-venv/bin/python",
-    install: "scripts/test, or: python3 -m venv target/mcp-python-venv && target/mcp-python-venv/bin/pip install \
-              -r examples/mcp-python/requirements.txt",
+    install: INSTALL_MCP_PYTHON,
     baseline: "fixtures/mcp/baselines/python-sdk.json",
 };
 
@@ -49,31 +47,9 @@ const TYPESCRIPT: Server = Server {
     name: "the TypeScript SDK server (examples/mcp-typescript)",
     command: "node examples/mcp-typescript/dist/server.js",
     needs: "examples/mcp-typescript/dist/server.js",
-    install: "scripts/test, or: cd examples/mcp-typescript && npm ci && npm run build",
+    install: INSTALL_MCP_TYPESCRIPT,
     baseline: "fixtures/mcp/baselines/typescript-sdk.json",
 };
-
-/// Whether `server`'s dependencies are installed; a loud SKIPPED line when not (a failure under CI).
-fn installed(server: &Server) -> bool {
-    if repo().join(server.needs).exists() {
-        return true;
-    }
-    let why = format!("{} is missing", server.needs);
-    assert!(
-        std::env::var(REQUIRE_VAR).as_deref() != Ok("1"),
-        "{}: {why} and {REQUIRE_VAR}=1: {}",
-        server.name,
-        server.install
-    );
-    // Straight to the terminal: the test harness captures `eprintln!` of passing tests.
-    let _ = writeln!(
-        std::io::stderr(),
-        "SKIPPED: {}: {why} ({}; set {REQUIRE_VAR}=1 to fail instead)",
-        server.name,
-        server.install
-    );
-    false
-}
 
 /// A finding's request or answer cut to 300 characters, so a baseline stays readable.
 fn cut(text: &Value) -> Value {
@@ -144,7 +120,7 @@ fn world() -> Arc<World> {
 /// Runs the profile against `server` and compares what it fails with the baseline; the report, or `None` when
 /// the server is not installed.
 fn matches_its_baseline(server: &Server) -> Option<Value> {
-    if !installed(server) {
+    if !present(server.needs, server.name, server.install) {
         return None;
     }
     let runtime = tokio::runtime::Runtime::new().expect("a runtime for the downstream");

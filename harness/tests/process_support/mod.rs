@@ -281,3 +281,26 @@ pub(crate) fn mcp_statuses(report: &serde_json::Value) -> std::collections::BTre
     };
     checks.iter().map(status).collect()
 }
+
+/// How to install the Python SDK example server (examples/mcp-python) into target/mcp-python-venv.
+pub(crate) const INSTALL_MCP_PYTHON: &str = "scripts/test, or: python3 -m venv target/mcp-python-venv && \
+     target/mcp-python-venv/bin/pip install -r examples/mcp-python/requirements.txt";
+/// How to build the TypeScript SDK example server (examples/mcp-typescript).
+pub(crate) const INSTALL_MCP_TYPESCRIPT: &str =
+    "scripts/test, or: cd examples/mcp-typescript && npm ci && npm run build";
+
+/// Whether `needs` (a path in the repository) exists for `what`; when not, a loud SKIPPED line naming how to
+/// `install` it, and a failure instead under `CALLPROOF_REQUIRE_SERVICES=1` (CI).
+pub(crate) fn present(needs: &str, what: &str, install: &str) -> bool {
+    if repo().join(needs).exists() {
+        return true;
+    }
+    let require = std::env::var(REQUIRE_VAR).as_deref() == Ok("1");
+    assert!(!require, "{what}: {needs} is missing and {REQUIRE_VAR}=1: {install}");
+    // Straight to the terminal: the test harness captures `eprintln!` of passing tests.
+    let _ = writeln!(
+        std::io::stderr(),
+        "SKIPPED: {what}: {needs} is missing ({install}; set {REQUIRE_VAR}=1 to fail instead)"
+    );
+    false
+}

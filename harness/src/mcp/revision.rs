@@ -24,6 +24,13 @@ pub const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
 /// The `_meta` key of a result's server identity.
 pub const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 
+/// The Tasks extension's identifier (ext-tasks §Extension Identifier): declared by a server in
+/// `capabilities.extensions`, by a client per request in `clientCapabilities.extensions`.
+pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
+
+/// The methods whose `Mcp-Name` header is the request's `params.taskId` (ext-tasks §Streamable HTTP).
+pub const TASK_METHODS: [&str; 3] = ["tasks/get", "tasks/update", "tasks/cancel"];
+
 /// The id of the era probe (`server/discover`), a string so the numbered requests after it keep their ids.
 pub const PROBE_ID: &str = "callproof-discover";
 
@@ -48,6 +55,19 @@ pub fn meta(version: &str) -> Map<String, Value> {
     meta.insert(META_CLIENT_INFO.to_owned(), json!({"name": "callproof", "version": env!("CARGO_PKG_VERSION")}));
     meta.insert(META_CAPABILITIES.to_owned(), json!({}));
     meta
+}
+
+/// [`meta`] for a request that declares the Tasks extension in its `clientCapabilities`.
+pub fn meta_with_tasks(version: &str) -> Map<String, Value> {
+    let mut meta = meta(version);
+    meta.insert(META_CAPABILITIES.to_owned(), json!({"extensions": {TASKS_EXTENSION: {}}}));
+    meta
+}
+
+/// Whether a `capabilities` object (of `server/discover`, or a request's `clientCapabilities`) declares the
+/// Tasks extension.
+pub fn declares_tasks(capabilities: &Value) -> bool {
+    capabilities.get("extensions").and_then(|extensions| extensions.get(TASKS_EXTENSION)).is_some_and(Value::is_object)
 }
 
 /// `params` with the modern `_meta` fields added (an existing `_meta` keeps its other members).
@@ -112,9 +132,11 @@ pub struct Route {
 }
 
 impl Route {
-    /// The route of a modern request for `method` (and, for `tools/call`, the tool `name`).
+    /// The route of a modern request for `method` and the `name` its `Mcp-Name` mirrors: the tool of a
+    /// `tools/call`, the `taskId` of a [`TASK_METHODS`] request, nothing for any other method.
     pub fn modern(method: &str, name: Option<&str>) -> Route {
-        let name = if method == "tools/call" { name.map(str::to_owned) } else { None };
+        let named = method == "tools/call" || TASK_METHODS.contains(&method);
+        let name = if named { name.map(str::to_owned) } else { None };
         Route { method: Some(method.to_owned()), name, version: Some(MODERN.to_owned()) }
     }
 
@@ -155,6 +177,13 @@ mod tests {
     }
 
     #[test]
+    fn a_tasks_meta_declares_the_extension_and_a_plain_one_does_not() {
+        assert!(declares_tasks(&meta_with_tasks(MODERN)[META_CAPABILITIES]));
+        assert!(!declares_tasks(&meta(MODERN)[META_CAPABILITIES]));
+        assert!(!declares_tasks(&json!({"extensions": {TASKS_EXTENSION: true}})));
+    }
+
+    #[test]
     fn only_a_discover_result_or_a_modern_error_code_means_modern() {
         assert!(is_discover_result(&json!({"supportedVersions": ["2026-07-28"]})));
         assert!(!is_discover_result(&json!({"protocolVersion": "2025-11-25"})));
@@ -185,6 +214,7 @@ mod tests {
             ]
         );
         assert_eq!(Route::modern("tools/list", Some("x")).name, None);
+        assert_eq!(Route::modern("tasks/get", Some("exp_1")).name.as_deref(), Some("exp_1"));
         assert_eq!(header_value("café"), "=?base64?Y2Fmw6k=?=");
         assert!(Route::default().headers().is_empty());
     }

@@ -72,15 +72,36 @@ pub struct Call {
     pub refused: Option<String>,
     /// A 2026-07-28 request: the result carries `resultType` and the server's identity in `_meta`.
     pub modern: bool,
+    /// What the answer is made of: a `CallToolResult`, or a shape of the Tasks extension ([`super::tasks`]).
+    pub shape: Shape,
+}
+
+/// The answer a [`Call`]'s envelope goes into.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Shape {
+    /// A `CallToolResult`.
+    Tool,
+    /// A task submission from a client that declared the Tasks extension: a `CreateTaskResult` when the
+    /// submission succeeded, else the `CallToolResult` of its refusal.
+    Submit,
+    /// `tasks/get` of this handle (the poll tool's envelope as a task).
+    Get(String),
+    /// `tasks/cancel` of this handle (an empty acknowledgement).
+    Cancel(String),
 }
 
 impl Call {
     /// Runs the call and gives its JSON-RPC answer: a `CallToolResult` holding the envelope, or -32602 with the
     /// envelope in `data.envelope` for an unknown tool or arguments that are not an object.
     pub async fn run(self, executor: &Executor) -> Value {
-        let Call { id, request, refused, modern } = self;
+        let Call { id, request, refused, modern, shape } = self;
         let name = request.call.name.clone();
         let envelope = executor.execute(request).await;
+        if shape != Shape::Tool
+            && let Some(answer) = super::tasks::answer(&id, &shape, &envelope)
+        {
+            return answer;
+        }
         let unknown = envelope.code() == Some(ErrorCode::ToolNotFound);
         let envelope = envelope.to_json();
         let message = match refused {
@@ -119,6 +140,20 @@ pub(super) fn call(text: &str, message: &Value, id: &Value, trust: Trust) -> Res
     };
     let refused =
         (!arguments.trim_start().starts_with('{')).then(|| "Invalid params: arguments is not an object".to_owned());
+    let request = prepared(params, id, trust, name, arguments)?;
+    Ok(Call { id: id.clone(), request, refused, modern: false, shape: Shape::Tool })
+}
+
+/// The executor's request for tool `name` with the raw `arguments`, under the context of `params._meta` and
+/// the identity `trust` gives.
+pub(super) fn prepared(
+    params: &serde_json::Map<String, Value>,
+    id: &Value,
+    trust: Trust,
+    name: &str,
+    arguments: String,
+) -> Result<Request, Refusal> {
+    let invalid = |why: String| Refusal(INVALID_PARAMS, format!("Invalid params: {why}"));
     let context = match params.get("_meta").and_then(|meta| meta.get("io.callproof/context")) {
         None => Context::default(),
         Some(context) => {
@@ -136,7 +171,7 @@ pub(super) fn call(text: &str, message: &Value, id: &Value, trust: Trust) -> Res
         Trust::Stdio => context.auth.unwrap_or_else(stdio_context),
     };
     let call_id = context.call_id.unwrap_or_else(|| format!("mcp_{}", id.to_string().trim_matches('"')));
-    let request = Request {
+    Ok(Request {
         call: ToolCall::raw(call_id, name, arguments),
         auth,
         business_request_id: context.business_request_id,
@@ -144,8 +179,7 @@ pub(super) fn call(text: &str, message: &Value, id: &Value, trust: Trust) -> Res
         budget: context.budget_ms.map_or(DEFAULT_BUDGET, Duration::from_millis),
         request_id: None,
         trace_id: None,
-    };
-    Ok(Call { id: id.clone(), request, refused, modern: false })
+    })
 }
 
 /// The trusted context of a stdio call whose `_meta` carries none: the user who started the process (MCP:

@@ -1,5 +1,5 @@
 //! The reference executor as an MCP server (protocol 2025-11-25 after `initialize`, and 2026-07-28 statelessly,
-//! [`modern`]), independent of the transport: one JSON-RPC message in, its answer out. The stdio loop (`callproof-executor --mcp`) and the Streamable HTTP handler
+//! [`modern`], with the Tasks extension for the task tools, [`tasks`]), independent of the transport: one JSON-RPC message in, its answer out. The stdio loop (`callproof-executor --mcp`) and the Streamable HTTP handler
 //! (`--mcp-http`) both call [`answer`], so both transports refuse and answer alike (docs/mcp.md).
 //!
 //! Rule enforced here: the JSON-RPC layer refuses what is not a request before any tool runs (-32700 for a
@@ -11,9 +11,10 @@
 
 mod call;
 pub mod modern;
+pub mod tasks;
 pub mod token;
 
-pub use call::{Call, Trust, stdio_context, tool_result};
+pub use call::{Call, Shape, Trust, stdio_context, tool_result};
 pub use modern::Route;
 
 use crate::app::catalog;
@@ -122,9 +123,16 @@ fn modern_answer(text: &str, parsed: &Value, id: &Value, features: &[String], tr
         "tools/call" => match call::call(text, parsed, id, trust) {
             Ok(mut call) => {
                 call.modern = true;
+                if tasks::declared(parsed.get("params")) && tasks::submits(&call.request.call.name) {
+                    call.shape = Shape::Submit;
+                }
                 return Answer::Execute(Box::new(call));
             }
             Err(Refusal(code, why)) => refusal(id, code, &why),
+        },
+        "tasks/get" | "tasks/cancel" => match tasks::request(parsed, id, trust, method) {
+            Ok(call) => return Answer::Execute(Box::new(call)),
+            Err(refused) => refused,
         },
         other => refusal(id, METHOD_NOT_FOUND, &format!("Method not found: {other}")),
     })

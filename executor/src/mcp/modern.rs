@@ -42,7 +42,7 @@ pub struct Route {
     pub id: Value,
     /// `method`, which `Mcp-Method` mirrors.
     pub method: String,
-    /// `params.name` of a `tools/call`, which `Mcp-Name` mirrors.
+    /// `params.name` of a `tools/call` (`params.taskId` of a task request), which `Mcp-Name` mirrors.
     pub name: Option<String>,
     /// `_meta["io.modelcontextprotocol/protocolVersion"]`, when it is a string.
     pub version: Option<String>,
@@ -63,7 +63,12 @@ pub(crate) fn is_modern(method: &str, params: Option<&Value>) -> bool {
 /// The route of a modern request.
 pub(crate) fn route(id: &Value, method: &str, params: Option<&Value>) -> Route {
     let text = |value: Option<&Value>| value.and_then(Value::as_str).map(str::to_owned);
-    let name = if method == "tools/call" { text(params.and_then(|params| params.get("name"))) } else { None };
+    let name = match method {
+        "tools/call" => text(params.and_then(|params| params.get("name"))),
+        // ext-tasks §Streamable HTTP: `Mcp-Name` is the task id of a task request.
+        "tasks/get" | "tasks/update" | "tasks/cancel" => text(params.and_then(|params| params.get("taskId"))),
+        _ => None,
+    };
     let version = text(params.and_then(|params| params.get("_meta")?.get(META_VERSION)));
     Route { id: id.clone(), method: method.to_owned(), name, version }
 }
@@ -119,7 +124,10 @@ pub(crate) fn discover(features: &[String]) -> Value {
         "supportedVersions": SUPPORTED,
         "capabilities": {
             "tools": {"listChanged": false},
-            "extensions": {"io.callproof/conformance-app": {"features": features}},
+            "extensions": {
+                "io.callproof/conformance-app": {"features": features},
+                super::tasks::EXTENSION: {},
+            },
         },
         "instructions": "The callproof conformance app; each result's structuredContent is a callproof envelope.",
         "ttlMs": TTL_MS,

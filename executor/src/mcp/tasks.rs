@@ -6,16 +6,18 @@
 //!
 //! Rule enforced here: a task request from a client that did not declare the extension is -32021 before
 //! anything runs; an unknown handle, another tenant's handle and a text that is no handle all get the same
-//! -32602, byte for byte; a `CreateTaskResult` is sent only for a submission that succeeded (the job exists
-//! downstream, so `tasks/get` resolves at once); a task is `completed` or `cancelled` only when the poll tool
-//! said so (its envelope, recorded once and replayed to every later poll, is the completed task's result);
-//! every other refusal of a task request is -32603 carrying the executor's envelope, never a task status.
+//! -32602 (the same message, and the same envelope in `data.envelope` apart from the request's own ids); a
+//! `CreateTaskResult` is sent only for a submission that succeeded (the job exists downstream, so `tasks/get`
+//! resolves at once); a task is `completed` or `cancelled` only when the poll tool said so, and a completed
+//! task's `result` is the same on every poll (the recorded final answer, in an envelope whose `meta` is the
+//! task's, not the poll's); every other refusal is -32603, never a task status. Each answer carries the
+//! executor's envelope of that request (`_meta["io.callproof/envelope"]` of a result, `data.envelope` of an
+//! error), so a harness judges what the executor did, request ids and all.
 
 use super::call::{self, Call, Shape, Trust};
 use super::{INVALID_PARAMS, Refusal, modern};
 use crate::app::catalog;
 use crate::envelope::Envelope;
-use crate::error::ErrorCode;
 use crate::task::TaskRole;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -80,50 +82,58 @@ pub(crate) fn request(parsed: &Value, id: &Value, trust: Trust, method: &str) ->
 /// The JSON-RPC answer of a task-shaped call, from the executor's envelope; `None` for a submission that was
 /// refused (it is answered as the `CallToolResult` of its envelope, like any call).
 pub(crate) fn answer(id: &Value, shape: &Shape, envelope: &Envelope) -> Option<Value> {
-    let success = |result: Value| Some(json!({"jsonrpc": "2.0", "id": id, "result": modern::complete(result)}));
-    let result = envelope.to_json().get("result").cloned().filter(|_| envelope.code().is_none());
-    match (shape, result) {
-        (Shape::Submit, Some(result)) => {
-            let task_id = result.get("task_id").and_then(Value::as_str)?;
-            let mut created = modern::complete(task(task_id, "working"));
-            created["resultType"] = json!("task");
-            Some(json!({"jsonrpc": "2.0", "id": id, "result": created}))
+    let json = envelope.to_json();
+    let result = json.get("result").cloned().filter(|_| envelope.code().is_none());
+    let (mut answer, result_type) = match (shape, result) {
+        (Shape::Submit, Some(result)) => (task(result.get("task_id").and_then(Value::as_str)?, "working"), "task"),
+        (Shape::Get(task_id), Some(result)) => (polled(task_id, result), "complete"),
+        (Shape::Cancel(_), Some(_)) => (json!({}), "complete"),
+        (Shape::Get(_) | Shape::Cancel(_), None) => return Some(refusal(id, json)),
+        (Shape::Submit | Shape::Tool, _) => return None,
+    };
+    answer["_meta"] = json!({ENVELOPE_META: json});
+    let mut answer = modern::complete(answer);
+    answer["resultType"] = json!(result_type);
+    Some(json!({"jsonrpc": "2.0", "id": id, "result": answer}))
+}
+
+/// The `_meta` key under which a task answer carries the executor's envelope of that request.
+pub const ENVELOPE_META: &str = "io.callproof/envelope";
+
+/// The `Task` a poll answer (`{task_id, status, result}`) stands for. The job's end, failed or not, is the
+/// tool's answer: `completed` with that answer as its result (the extension keeps `failed` for JSON-RPC
+/// errors), in an envelope whose `meta` names the task rather than the poll, so every poll carries the same.
+fn polled(task_id: &str, result: Value) -> Value {
+    let status = result.get("status").and_then(Value::as_str).unwrap_or("working");
+    match status {
+        "completed" | "failed" => {
+            let meta = json!({"request_id": task_id, "call_id": task_id, "attempt": 1, "idempotency_key": null,
+                "replayed": false, "reconciled": false});
+            let mut answer = task(task_id, "completed");
+            answer["result"] = super::tool_result(json!({"ok": true, "result": result, "meta": meta}));
+            answer
         }
-        (Shape::Get(task_id), Some(result)) => {
-            let status = result.get("status").and_then(Value::as_str).unwrap_or("working");
-            let mut answer = task(task_id, if status == "cancelled" { "cancelled" } else { "working" });
-            if matches!(status, "completed" | "failed") {
-                // The job's end, failed or not, is the tool's answer: `completed` with that result (the
-                // extension keeps `failed` for JSON-RPC errors).
-                answer["status"] = json!("completed");
-                answer["result"] = super::tool_result(envelope.to_json());
-            }
-            success(answer)
-        }
-        (Shape::Cancel(_), Some(_)) => success(json!({})),
-        (Shape::Get(_) | Shape::Cancel(_), None) => Some(refusal(id, envelope)),
-        (Shape::Submit | Shape::Tool, _) => None,
+        "cancelled" => task(task_id, "cancelled"),
+        _ => task(task_id, "working"),
     }
 }
 
-/// The refusal of a task request the executor refused: the one -32602 when it was about the handle (unknown,
-/// another tenant's, not a handle), else -32603 with the envelope.
-fn refusal(id: &Value, envelope: &Envelope) -> Value {
-    let json = envelope.to_json();
+/// The refusal of a task request the executor refused (its envelope `json` in `data.envelope`): -32602 with
+/// one message when it was about the handle (unknown, another tenant's, not a handle), else -32603.
+fn refusal(id: &Value, json: Value) -> Value {
     let reason = json.pointer("/error/details/reason").and_then(Value::as_str);
-    let about_handle = match envelope.code() {
-        Some(ErrorCode::Forbidden) => reason == Some("resource_not_accessible"),
-        Some(ErrorCode::InvalidArguments | ErrorCode::SchemaViolation) => true,
+    let code = json.pointer("/error/code").and_then(Value::as_str);
+    let about_handle = match code {
+        Some("forbidden") => reason == Some("resource_not_accessible"),
+        Some("invalid_arguments" | "schema_violation") => true,
         _ => false,
     };
-    if about_handle {
-        return super::refusal(id, INVALID_PARAMS, NOT_FOUND);
-    }
-    json!({"jsonrpc": "2.0", "id": id, "error": {
-        "code": INTERNAL_ERROR,
-        "message": "Internal error: the task request was refused",
-        "data": {"envelope": json},
-    }})
+    let (code, message) = if about_handle {
+        (INVALID_PARAMS, NOT_FOUND)
+    } else {
+        (INTERNAL_ERROR, "Internal error: the task request was refused")
+    };
+    json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message, "data": {"envelope": json}}})
 }
 
 /// The `Task` fields of `task_id` in `status`: `createdAt` is when this process first answered about the task
@@ -179,7 +189,7 @@ fn rfc3339(ms: u64) -> String {
 mod tests {
     use super::*;
     use crate::envelope::Meta;
-    use crate::error::ErrorBody;
+    use crate::error::{ErrorBody, ErrorCode};
 
     fn meta() -> Meta {
         Meta {
@@ -210,6 +220,7 @@ mod tests {
         assert_eq!((result["resultType"].clone(), result["taskId"].clone()), (json!("task"), json!("exp_1")));
         assert_eq!(result["status"], "working");
         assert!(result["createdAt"].is_string() && result["ttlMs"].is_null());
+        assert_eq!(result["_meta"][ENVELOPE_META]["result"]["task_id"], "exp_1");
         let conflict = Envelope::failure(ErrorBody::new(ErrorCode::IdempotencyConflict, "other arguments"), meta());
         assert_eq!(answer(&json!(1), &Shape::Submit, &conflict), None);
     }
@@ -227,8 +238,11 @@ mod tests {
         let done = ok(json!({"task_id": "exp_1", "status": "completed", "result": {"records": 3}}));
         let completed = answer(&json!(3), &get, &done).expect("an answer");
         assert_eq!(completed["result"]["status"], "completed");
-        assert_eq!(completed["result"]["result"]["structuredContent"], done.to_json());
+        let content = &completed["result"]["result"]["structuredContent"];
+        assert_eq!((content["ok"].clone(), &content["result"]), (json!(true), &done.to_json()["result"]));
+        assert_eq!(content["meta"]["request_id"], "exp_1", "the task's meta, the same on every poll");
         assert_eq!(completed["result"]["result"]["isError"], false);
+        assert_eq!(completed["result"]["_meta"][ENVELOPE_META], done.to_json(), "the poll's own envelope");
         let failed = ok(json!({"task_id": "exp_1", "status": "failed", "result": null}));
         assert_eq!(answer(&json!(3), &get, &failed).expect("an answer")["result"]["status"], "completed");
         let cancelled = ok(json!({"task_id": "exp_1", "status": "cancelled", "result": null}));
@@ -243,8 +257,13 @@ mod tests {
         };
         let invalid = ErrorBody::new(ErrorCode::InvalidArguments, "pattern");
         let malformed = answer(&json!(5), &Shape::Cancel("x".into()), &Envelope::failure(invalid, meta()));
-        assert_eq!(forbidden("resource_not_accessible"), malformed.expect("an answer"));
+        let without_envelope = |mut answer: Value| {
+            answer["error"]["data"].take();
+            answer
+        };
+        assert_eq!(without_envelope(forbidden("resource_not_accessible")), without_envelope(malformed.expect("x")));
         assert_eq!(forbidden("resource_not_accessible")["error"]["code"], -32602);
+        assert_eq!(forbidden("resource_not_accessible")["error"]["data"]["envelope"]["error"]["code"], "forbidden");
         let scope = forbidden("missing_scope");
         assert_eq!(scope["error"]["code"], -32603);
         assert_eq!(scope["error"]["data"]["envelope"]["error"]["details"]["reason"], "missing_scope");

@@ -19,6 +19,7 @@
 //! | [`remote`] | `callproof conform --mcp-http` / `--mcp-url`: the conformance app over Streamable HTTP |
 //! | [`token`] | the HS256 bearer JWT per call that carries the caller's identity over HTTP |
 //! | [`subject`] | `callproof conform --mcp`: the conformance app over MCP, a server as a [`crate::subject::Subject`] |
+//! | [`task_calls`] | for [`subject`] and [`remote`]: the Tasks mapping (a submission declares the extension; polls and cancels are `tasks/get` and `tasks/cancel`) |
 //! | [`wire`] | for [`subject`]: the `tools/call` line of one call, and how its answer is read as an envelope |
 //!
 //! Rule enforced here: the profile judges only what the server answered; it never needs the conformance app,
@@ -40,6 +41,7 @@ pub mod remote;
 pub mod report;
 pub mod revision;
 pub mod subject;
+pub mod task_calls;
 pub mod token;
 pub mod wire;
 

@@ -11,8 +11,9 @@
 use super::http::{Http, PostError, Posted};
 use super::revision::{self, Revision, Route};
 use super::subject::{CatalogFile, MAX_PAGES, REVISION, initialize_params, read_initialized};
+use super::task_calls::{self, Mapped};
 use super::token::{Audience, Key, Minter};
-use super::wire::{http_call_line_in, now_s, read_posted};
+use super::wire::{Era, Reader, http_call_line_in, now_s, read_answer, read_posted};
 use crate::process::{self, Break, Handles, Piped, ProcessFactory, ProcessOptions, Restartable, Running};
 use crate::protocol::{Capabilities, excerpt};
 use crate::scenario::Scenario;
@@ -268,6 +269,8 @@ struct Endpoint {
     revision: Revision,
     /// Speaking 2026-07-28: no session, the `_meta` fields and the headers on every request.
     modern: AtomicBool,
+    /// The server declared the Tasks extension in `server/discover` (see [`super::task_calls`]).
+    tasks: AtomicBool,
 }
 
 impl Endpoint {
@@ -275,8 +278,8 @@ impl Endpoint {
         let http = Http::new(url, CLIENT_TIMEOUT)?;
         let sessions = tokio::sync::Mutex::new(std::collections::BTreeMap::new());
         let next_id = AtomicI64::new(1);
-        let modern = AtomicBool::new(false);
-        Ok(Endpoint { http, audience, minter, next_id, tools: BTreeSet::new(), sessions, revision, modern })
+        let (modern, tasks) = (AtomicBool::new(false), AtomicBool::new(false));
+        Ok(Endpoint { http, audience, minter, next_id, tools: BTreeSet::new(), sessions, revision, modern, tasks })
     }
 
     fn modern(&self) -> bool {
@@ -307,6 +310,8 @@ impl Endpoint {
         };
         let discovered = revision::read_discovered(result)?;
         self.modern.store(true, Ordering::Relaxed);
+        let tasks = result.get("capabilities").is_some_and(revision::declares_tasks);
+        self.tasks.store(tasks, Ordering::Relaxed);
         Ok(Some(discovered))
     }
 
@@ -419,12 +424,22 @@ impl Endpoint {
     async fn call(&self, call: &SubjectCall, margin: Duration) -> Result<Reply, Break> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let modern = self.modern();
-        let line = http_call_line_in(id, call, modern);
+        let era = if modern { Era::Modern } else { Era::Legacy };
+        let (line, route, reader): (String, Route, Reader) =
+            match task_calls::map(call, era, self.tasks.load(Ordering::Relaxed)) {
+                Mapped::Call(era) => {
+                    (http_call_line_in(id, call, era), Route::modern("tools/call", Some(&call.call.name)), read_answer)
+                }
+                Mapped::Task { method, task_id } => {
+                    let line = task_calls::task_line(id, call, method, &task_id, false);
+                    (line, Route::modern(method, Some(&task_id)), task_calls::read_task)
+                }
+            };
         let token = self.minter.token(call, &self.audience, now_s()).map_err(Break::Wrote)?;
         let silent = || Break::Silent { request: id.to_string(), budget: call.budget, margin };
         // 2026-07-28 has no sessions: every call is one POST with the headers mirroring its body.
         let (http, route) = if modern {
-            (None, Route::modern("tools/call", Some(&call.call.name)))
+            (None, route)
         } else {
             (Some(self.session_of(call).await.map_err(Break::Wrote)?), Route::default())
         };
@@ -439,7 +454,7 @@ impl Endpoint {
             Ok(Err(error)) => return Err(Break::Wrote(error.to_string())),
             Ok(Ok(posted)) => posted,
         };
-        read_posted(&posted, call, id, &self.tools, &line).map_err(Break::Wrote)
+        read_posted(&posted, call, id, (&self.tools, reader), &line).map_err(Break::Wrote)
     }
 }
 

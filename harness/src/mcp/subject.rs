@@ -8,7 +8,8 @@
 //! is bounded and a break fails every call in flight with the tail of the server's stderr.
 
 use super::revision::{self, Revision};
-use super::wire::{call_line_in, dropped, read_answer};
+use super::task_calls::{self, Mapped};
+use super::wire::{Era, call_line_in, dropped, read_answer};
 use crate::process::{
     self, Break, Handles, Piped, ProcessFactory, ProcessOptions, Restartable, Running, Shared, fail, lock,
 };
@@ -255,6 +256,9 @@ struct Connection {
     /// Speaking 2026-07-28: every request carries the `_meta` fields, and the liveness request is
     /// `server/discover`.
     modern: AtomicBool,
+    /// The server declared the Tasks extension in `server/discover`: the task tools go through
+    /// [`task_calls`].
+    tasks: AtomicBool,
 }
 
 impl Connection {
@@ -277,6 +281,7 @@ impl Connection {
             gate: RwLock::new(()),
             tools: BTreeSet::new(),
             modern: AtomicBool::new(false),
+            tasks: AtomicBool::new(false),
         };
         let handshake = tokio::time::timeout(options.start_timeout, connection.handshake(*revision)).await;
         let why = match handshake {
@@ -344,6 +349,8 @@ impl Connection {
         };
         let (name, version, features) = revision::read_discovered(result)?;
         self.modern.store(true, Ordering::Relaxed);
+        let tasks = result.get("capabilities").is_some_and(revision::declares_tasks);
+        self.tasks.store(tasks, Ordering::Relaxed);
         let tools = self.list_tools().await?;
         let protocol = format!("mcp {}", revision::MODERN);
         Ok(Some(Capabilities { protocol, name, version, tools, features }))
@@ -351,6 +358,11 @@ impl Connection {
 
     fn modern(&self) -> bool {
         self.modern.load(Ordering::Relaxed)
+    }
+
+    /// The era of this connection's requests.
+    fn era(&self) -> Era {
+        if self.modern() { Era::Modern } else { Era::Legacy }
     }
 
     /// The names of `tools/list`, every page.
@@ -412,12 +424,18 @@ impl Connection {
     /// One call: its `tools/call` line, sent alone when it is not JSON, and the answer read as an envelope.
     async fn call(&self, call: SubjectCall, margin: Duration) -> Result<Reply, SubjectError> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        let line = call_line_in(id, &call, self.modern());
+        let (line, reader): (String, super::wire::Reader) =
+            match task_calls::map(&call, self.era(), self.tasks.load(Ordering::Relaxed)) {
+                Mapped::Call(era) => (call_line_in(id, &call, era), read_answer),
+                Mapped::Task { method, task_id } => {
+                    (task_calls::task_line(id, &call, method, &task_id, true), task_calls::read_task)
+                }
+            };
         let json = serde_json::from_str::<Value>(&line).is_ok();
         let bound = (call.budget, margin);
         let answer = if json { self.exchange(id, &line, bound).await } else { self.garbage(id, &line, bound).await };
         match answer {
-            Ok(Heard::Message(message)) => match read_answer(&message, &call, id, &self.tools) {
+            Ok(Heard::Message(message)) => match reader(&message, &call, id, &self.tools) {
                 Ok(reply) => Ok(reply),
                 Err(why) => Err(self.error(fail(&self.shared, Break::Wrote(why))).await),
             },

@@ -24,25 +24,55 @@ pub const CONTEXT_KEY: &str = "io.callproof/context";
 /// forbidden control character inside), because a newline would end the message.
 #[cfg(test)]
 pub(crate) fn call_line(id: i64, call: &SubjectCall) -> String {
-    call_line_in(id, call, false)
+    call_line_in(id, call, Era::Legacy)
 }
 
-/// [`call_line`]; in 2026-07-28 (`modern`) the `_meta` also holds the protocol version and capabilities.
-pub(crate) fn call_line_in(id: i64, call: &SubjectCall, modern: bool) -> String {
-    let context = json!({
+/// What a request's `_meta` says besides the call's context.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Era {
+    /// 2025-11-25: nothing.
+    Legacy,
+    /// 2026-07-28: the protocol version and the client's capabilities.
+    Modern,
+    /// 2026-07-28, declaring the Tasks extension (super::task_calls).
+    ModernTasks,
+}
+
+impl Era {
+    /// The `_meta` members of this era.
+    pub(crate) fn meta(self) -> serde_json::Map<String, Value> {
+        match self {
+            Era::Legacy => serde_json::Map::new(),
+            Era::Modern => super::revision::meta(super::revision::MODERN),
+            Era::ModernTasks => super::revision::meta_with_tasks(super::revision::MODERN),
+        }
+    }
+}
+
+/// `_meta["io.callproof/context"]` of a call: its ids, attempt, budget and (over stdio) trusted `auth`.
+pub(crate) fn context(call: &SubjectCall, with_auth: bool) -> Value {
+    let mut context = json!({
         "call_id": call.call.call_id,
         "business_request_id": call.business_request_id,
         "attempt": call.attempt,
         "budget_ms": u64::try_from(call.budget.as_millis()).unwrap_or(u64::MAX),
-        "auth": auth_of(call),
     });
+    if with_auth {
+        context["auth"] = auth_of(call);
+    }
+    context
+}
+
+/// [`call_line`], with the `_meta` of `era`.
+pub(crate) fn call_line_in(id: i64, call: &SubjectCall, era: Era) -> String {
+    let context = context(call, true);
     let arguments = match &call.call.arguments {
         Arguments::Raw(text) => text.replace(['\r', '\n'], "\t"),
         Arguments::Value(value) => value.to_string(),
     };
     let head = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call"}).to_string();
     let name = Value::String(call.call.name.clone());
-    let mut meta = if modern { super::revision::meta(super::revision::MODERN) } else { serde_json::Map::new() };
+    let mut meta = era.meta();
     meta.insert(CONTEXT_KEY.to_owned(), context);
     let meta = Value::Object(meta);
     format!("{},\"params\":{{\"name\":{name},\"_meta\":{meta},\"arguments\":{arguments}}}}}", &head[..head.len() - 1])
@@ -73,6 +103,9 @@ pub(crate) fn read_answer(
     tools: &BTreeSet<String>,
 ) -> Result<Reply, String> {
     if let Some(result) = message.get("result") {
+        if result.get("resultType").and_then(Value::as_str) == Some("task") {
+            return Ok(super::task_calls::created(result).into());
+        }
         return Ok(envelope_of_result(result).into());
     }
     let error = message.get("error").unwrap_or(&Value::Null);
@@ -128,6 +161,14 @@ pub(crate) fn built(call: &SubjectCall, id: i64, code: ErrorCode, message: &str,
     Envelope::failure(body, meta).to_json()
 }
 
+/// The call's arguments as JSON, when they are.
+pub(crate) fn arguments_json(call: &SubjectCall) -> Option<Value> {
+    match &call.call.arguments {
+        Arguments::Raw(text) => serde_json::from_str(text).ok(),
+        Arguments::Value(value) => Some(value.clone()),
+    }
+}
+
 /// Whether the call's argument text is JSON as serde_json reads it (RFC 8259, at most 128 levels deep).
 pub(crate) fn text_is_json(call: &SubjectCall) -> bool {
     match &call.call.arguments {
@@ -159,12 +200,12 @@ fn is_envelope(value: &Value) -> bool {
 /// The `tools/call` line over HTTP: as over stdio, without `auth` in the context (the token carries it).
 #[cfg(test)]
 pub(crate) fn http_call_line(id: i64, call: &SubjectCall) -> String {
-    http_call_line_in(id, call, false)
+    http_call_line_in(id, call, Era::Legacy)
 }
 
-/// [`http_call_line`]; in 2026-07-28 (`modern`) the `_meta` also holds the protocol version and capabilities.
-pub(crate) fn http_call_line_in(id: i64, call: &SubjectCall, modern: bool) -> String {
-    let line = call_line_in(id, call, modern);
+/// [`http_call_line`], with the `_meta` of `era`.
+pub(crate) fn http_call_line_in(id: i64, call: &SubjectCall, era: Era) -> String {
+    let line = call_line_in(id, call, era);
     let Some((head, tail)) = line.split_once(",\"arguments\":") else { return line };
     let Some(start) = head.find("\"_meta\":") else { return line };
     let meta_text = &head[start + "\"_meta\":".len()..];
@@ -179,12 +220,16 @@ pub(crate) fn http_call_line_in(id: i64, call: &SubjectCall, modern: bool) -> St
     }
 }
 
-/// What one POST's response says about a call, as docs/mcp.md's table reads it; `Err` is a protocol break.
+/// How a JSON-RPC answer is read: [`read_answer`] for a `tools/call`, `task_calls::read_task` for a task request.
+pub(crate) type Reader = fn(&Value, &SubjectCall, i64, &BTreeSet<String>) -> Result<Reply, String>;
+
+/// What one POST's response says about a call, as docs/mcp.md's table reads it (its JSON-RPC answer by
+/// `reader`); `Err` is a protocol break.
 pub(crate) fn read_posted(
     posted: &Posted,
     call: &SubjectCall,
     id: i64,
-    tools: &BTreeSet<String>,
+    (tools, reader): (&BTreeSet<String>, Reader),
     line: &str,
 ) -> Result<Reply, String> {
     let answers = |message: &&Value| {
@@ -194,7 +239,7 @@ pub(crate) fn read_posted(
         is_response && (id_matches || null_error)
     };
     if let Some(message) = posted.messages.iter().find(answers) {
-        return read_answer(message, call, id, tools);
+        return reader(message, call, id, tools);
     }
     let status = posted.status;
     let json = text_is_json(call);
@@ -400,22 +445,29 @@ mod http_tests {
         let code = |reply: Result<Reply, String>| reply.map(|reply| reply.value["error"]["code"].clone());
         let mut invalid = call("{}");
         invalid.auth.identity.valid = false;
-        let unauthorized = read_posted(&posted(401, vec![], None), &invalid, 1, &tools(), "x").expect("read");
+        let unauthorized =
+            read_posted(&posted(401, vec![], None), &invalid, 1, (&tools(), read_answer), "x").expect("read");
         assert_eq!(unauthorized.value["error"]["details"]["reason"], "identity_invalid");
-        let wrong = read_posted(&posted(401, vec![], None), &valid, 1, &tools(), "x").expect("read");
+        let wrong = read_posted(&posted(401, vec![], None), &valid, 1, (&tools(), read_answer), "x").expect("read");
         assert_eq!(wrong.value["mcp"], "HTTP 401 to a valid token");
         let header = Some(r#"Bearer error="insufficient_scope", scope="refunds:write orders:read""#);
-        let forbidden = read_posted(&posted(403, vec![], header), &valid, 1, &tools(), "x").expect("read");
+        let forbidden =
+            read_posted(&posted(403, vec![], header), &valid, 1, (&tools(), read_answer), "x").expect("read");
         assert_eq!(forbidden.value["error"]["details"]["required_scopes"], json!(["refunds:write", "orders:read"]));
         let truncated = call(r#"{"order_id":"#);
-        let refused = read_posted(&posted(400, vec![], None), &truncated, 1, &tools(), "x").expect("read");
+        let refused =
+            read_posted(&posted(400, vec![], None), &truncated, 1, (&tools(), read_answer), "x").expect("read");
         assert_eq!(refused.refusal.map(|refusal| refusal.by), Some("HTTP 400".to_owned()));
-        assert!(read_posted(&posted(400, vec![], None), &valid, 1, &tools(), "x").is_err(), "a 400 to JSON text");
-        assert!(read_posted(&posted(500, vec![], None), &valid, 1, &tools(), "x").is_err());
-        let dropped = read_posted(&posted(202, vec![], None), &truncated, 1, &tools(), "x").expect("read");
+        assert!(
+            read_posted(&posted(400, vec![], None), &valid, 1, (&tools(), read_answer), "x").is_err(),
+            "a 400 to JSON text"
+        );
+        assert!(read_posted(&posted(500, vec![], None), &valid, 1, (&tools(), read_answer), "x").is_err());
+        let dropped =
+            read_posted(&posted(202, vec![], None), &truncated, 1, (&tools(), read_answer), "x").expect("read");
         assert_eq!(dropped.value["mcp"], "dropped");
         let parse_error = json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "Parse error"}});
-        let read = read_posted(&posted(400, vec![parse_error], None), &truncated, 1, &tools(), "x");
+        let read = read_posted(&posted(400, vec![parse_error], None), &truncated, 1, (&tools(), read_answer), "x");
         assert_eq!(code(read), Ok(json!("invalid_json")));
     }
 }

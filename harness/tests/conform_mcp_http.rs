@@ -227,6 +227,11 @@ fn the_reference_over_mcp_http_in_2026_07_28_passes_without_sessions() {
         "idempotency/crash_after_commit",
         "auth/identity_invalid_or_expired",
         "decode/truncated_arguments",
+        // Through the Tasks mapping: tasks/get and tasks/cancel, whose Mcp-Name must be the task id (the
+        // reference refuses a mismatch with -32020 before anything runs), under each call's own token.
+        "tasks/foreign_or_unknown_handle",
+        "tasks/cancel_races_completion",
+        "tasks/poll_after_crash",
     ];
     let (code, statuses, failed, report) =
         conform(&scenarios, &["--mcp-http", &command, "--mcp-revision", "2026-07-28"]);

@@ -64,10 +64,8 @@ fn each_defect_fails_its_own_tasks_check_with_the_request_and_answer_that_show_i
         ("unstable", "mcp-tasks-terminal-stable", "changed result"),
         ("failed", "mcp-tasks-failed-is-jsonrpc", "not a JSON-RPC error"),
     ];
-    let handles: Vec<_> = cases
-        .into_iter()
-        .map(|(mode, id, word)| std::thread::spawn(move || (mode, id, word, run(mode))))
-        .collect();
+    let handles: Vec<_> =
+        cases.into_iter().map(|(mode, id, word)| std::thread::spawn(move || (mode, id, word, run(mode)))).collect();
     for handle in handles {
         let (mode, id, word, (code, report)) = handle.join().unwrap();
         assert_eq!(code, 1, "{mode}: a MUST check failed: {report:#}");

@@ -101,7 +101,13 @@ pub fn call_line(id: i64, name: &str, arguments: &str, modern: bool, extra: &Map
 }
 
 /// [`call_line`] whose `_meta` is `meta` (e.g. one declaring the Tasks extension) and `extra` beside it.
-pub fn call_line_with(id: i64, name: &str, arguments: &str, mut meta: Map<String, Value>, extra: &Map<String, Value>) -> String {
+pub fn call_line_with(
+    id: i64,
+    name: &str,
+    arguments: &str,
+    mut meta: Map<String, Value>,
+    extra: &Map<String, Value>,
+) -> String {
     let name = Value::String(name.to_owned());
     meta.extend(extra.iter().map(|(key, value)| (key.clone(), value.clone())));
     let meta = if meta.is_empty() { String::new() } else { format!(r#","_meta":{}"#, Value::Object(meta)) };

@@ -319,7 +319,8 @@ fn complete_problem(result: &Value) -> Option<String> {
 /// Whether an answer is -32021 with `data.requiredCapabilities` (an object).
 fn missing_capability(answer: &Answer) -> bool {
     let Answer::Response(message) = answer else { return false };
-    answer.error_code() == Some(-32021) && message.pointer("/error/data/requiredCapabilities").is_some_and(Value::is_object)
+    answer.error_code() == Some(-32021)
+        && message.pointer("/error/data/requiredCapabilities").is_some_and(Value::is_object)
 }
 
 /// `mcp-tasks-unknown-id`: `Ok` for -32602, `Err(Some(why))` for another answer, `Err(None)` for no answer
@@ -328,11 +329,15 @@ fn unknown_id_problem(answer: &Answer) -> Result<(), Option<String>> {
     match (answer, answer.error_code()) {
         (_, Some(-32602)) => Ok(()),
         (_, Some(code)) => Err(Some(format!("tasks/get of an unknown taskId answered error {code}, not -32602"))),
-        (Answer::Response(_), None) => Err(Some("tasks/get of an unknown taskId answered with a result, not error \
+        (Answer::Response(_), None) => Err(Some(
+            "tasks/get of an unknown taskId answered with a result, not error \
                                                  -32602"
-            .to_owned())),
-        (Answer::Http { status, .. }, None) => Err(Some(format!("tasks/get of an unknown taskId answered HTTP \
-                                                                  {status} without error -32602"))),
+                .to_owned(),
+        )),
+        (Answer::Http { status, .. }, None) => Err(Some(format!(
+            "tasks/get of an unknown taskId answered HTTP \
+                                                                  {status} without error -32602"
+        ))),
         _ => Err(None),
     }
 }
@@ -342,9 +347,11 @@ fn unknown_id_problem(answer: &Answer) -> Result<(), Option<String>> {
 fn durable_problem(answer: &Answer) -> Result<(), Option<String>> {
     match (answer.result(), answer.error_code()) {
         (Some(_), _) => Ok(()),
-        (None, Some(-32602)) => Err(Some("tasks/get right after the CreateTaskResult answered -32602: the task was \
+        (None, Some(-32602)) => Err(Some(
+            "tasks/get right after the CreateTaskResult answered -32602: the task was \
                                           not durably created when its handle was returned"
-            .to_owned())),
+                .to_owned(),
+        )),
         (None, Some(code)) => {
             Err(Some(format!("tasks/get right after the CreateTaskResult answered error {code}, not the task")))
         }
@@ -363,7 +370,9 @@ fn terminal(result: &Value) -> Option<&str> {
 /// How long to wait before the next poll: `pollIntervalMs`, clamped to [`POLL_MIN`]..=[`POLL_MAX`].
 fn poll_interval(result: &Value) -> Duration {
     let named = result.get("pollIntervalMs").and_then(Value::as_f64).filter(|ms| ms.is_finite() && *ms >= 0.0);
-    named.map_or(POLL_MIN, |ms| Duration::from_millis(ms.min(POLL_MAX.as_millis() as f64) as u64)).clamp(POLL_MIN, POLL_MAX)
+    named
+        .map_or(POLL_MIN, |ms| Duration::from_millis(ms.min(POLL_MAX.as_millis() as f64) as u64))
+        .clamp(POLL_MIN, POLL_MAX)
 }
 
 /// Why a terminal task does not carry what its status needs (ext-tasks §Task Execution Errors), if it does not.
@@ -440,7 +449,7 @@ mod tests {
         assert_eq!(create_problem(&created()), None);
         let mut unlimited = created();
         unlimited["ttlMs"] = Value::Null;
-        unlimited.as_object_mut().unwrap().remove("pollIntervalMs");
+        unlimited.as_object_mut().expect("an object").remove("pollIntervalMs");
         assert_eq!(create_problem(&unlimited), None, "ttlMs null and no pollIntervalMs");
         for (field, value, word) in [
             ("resultType", Value::Null, "resultType"),
@@ -457,10 +466,10 @@ mod tests {
             assert!(create_problem(&bad).is_some_and(|why| why.contains(word)), "{field}");
         }
         let mut missing = created();
-        missing.as_object_mut().unwrap().remove("resultType");
+        missing.as_object_mut().expect("an object").remove("resultType");
         assert!(create_problem(&missing).is_some_and(|why| why.contains("resultType is missing")));
         missing = created();
-        missing.as_object_mut().unwrap().remove("ttlMs");
+        missing.as_object_mut().expect("an object").remove("ttlMs");
         assert!(create_problem(&missing).is_some_and(|why| why.contains("ttlMs is missing")));
     }
 

@@ -105,6 +105,14 @@ pub struct Options {
 /// [`SubjectError::Spawn`] when the server cannot be started at all (or the URL is not one); everything after
 /// that is a finding.
 pub async fn run(options: &Options) -> Result<Report, SubjectError> {
+    run_with(options, None).await
+}
+
+/// [`run`] with a second identity over HTTP (`--bearer-second`), for `mcp-tasks-auth-binding`.
+///
+/// # Errors
+/// As [`run`].
+pub async fn run_with(options: &Options, second: Option<&Bearer>) -> Result<Report, SubjectError> {
     let client = options.server.client(options.timeout, options.bearer.as_ref())?;
     let http = matches!(options.server, Server::Url(_));
     let mut run = Run {
@@ -117,7 +125,7 @@ pub async fn run(options: &Options) -> Result<Report, SubjectError> {
         modern_failed: BTreeSet::new(),
         modern_refusal: false,
         meta: options.meta.clone(),
-        tasks: super::tasks::Tasks::default(),
+        tasks: super::tasks::Tasks::new(&options.server, options.timeout, second),
     };
     let (protocol_version, server_info) = run.era(options.revision).await;
     let modern = run.client.modern();

@@ -14,8 +14,9 @@ use super::checks::{
     TASKS, TASKS_AUTH_BINDING, TASKS_CAPABILITY, TASKS_DURABLE_HANDLE, TASKS_FAILED_IS_JSONRPC, TASKS_RESULT_TYPE,
     TASKS_TERMINAL_STABLE, TASKS_UNKNOWN_ID,
 };
-use super::client::{Answer, Exchange, call_line_with};
-use super::profile::Run;
+use super::bearer::Bearer;
+use super::client::{Answer, Client, Exchange, call_line_with};
+use super::profile::{Run, Server};
 use super::report::Report;
 use super::revision::{self, MODERN, Route};
 use crate::mcp::checks::Check;
@@ -38,9 +39,18 @@ const TERMINAL: [&str; 3] = ["completed", "failed", "cancelled"];
 /// Why every Tasks check is `SKIP` for a server that does not declare the extension.
 const NOT_DECLARED: &str = "the server does not declare io.modelcontextprotocol/tasks in server/discover";
 
-/// Why `mcp-tasks-auth-binding` is `SKIP`.
-const AUTH_NOT_BUILT: &str = "not built: it needs a second identity over HTTP (a second bearer token) to poll the \
-                              first identity's task with";
+/// Why `mcp-tasks-auth-binding` is `SKIP` over stdio, and over HTTP without a second identity.
+const AUTH_OVER_STDIO: &str = "an HTTP-only check (the second identity is a second bearer token), and the server is \
+                               spoken to over stdio (--url with --bearer and --bearer-second judges it)";
+const AUTH_NO_SECOND: &str = "no --bearer-second: a second identity is needed to poll the first identity's task with";
+
+/// A second identity over HTTP (`--bearer-second`): the endpoint, its token and the bound on a request.
+#[derive(Debug)]
+struct Second {
+    url: String,
+    bearer: Bearer,
+    timeout: Duration,
+}
 
 /// What the Tasks checks need from the rest of the run, and what they found.
 #[derive(Debug, Default)]
@@ -53,16 +63,37 @@ pub struct Tasks {
     created: usize,
     /// Why a check judged nothing, the first reason per check.
     reasons: BTreeMap<&'static str, String>,
+    /// Over Streamable HTTP.
+    http: bool,
+    /// The second identity, when given over HTTP.
+    second: Option<Second>,
+    /// The answer to `tasks/get` of an unknown id (the id, the answer, the HTTP status): what another
+    /// identity's task must look like.
+    unknown: Option<(String, Answer, Option<u16>)>,
 }
 
 impl Tasks {
-    /// Says in `report` why each Tasks check that judged nothing judged nothing.
+    /// The state of a run against `server`; `second` (`--bearer-second`) is used over HTTP only.
+    pub fn new(server: &Server, timeout: Duration, second: Option<&Bearer>) -> Tasks {
+        let (http, second) = match (server, second) {
+            (Server::Url(url), Some(bearer)) => {
+                (true, Some(Second { url: url.clone(), bearer: bearer.clone(), timeout }))
+            }
+            (server, _) => (matches!(server, Server::Url(_)), None),
+        };
+        Tasks { http, second, ..Tasks::default() }
+    }
+
+    /// Says in `report` why each Tasks check that judged nothing judged nothing, and keeps the second
+    /// identity's token out of it.
     pub fn explain(&self, report: &mut Report) {
         for check in TASKS {
             let why = if !self.declared {
                 NOT_DECLARED.to_owned()
-            } else if check.id == TASKS_AUTH_BINDING.id {
-                AUTH_NOT_BUILT.to_owned()
+            } else if check.id == TASKS_AUTH_BINDING.id && !self.http {
+                AUTH_OVER_STDIO.to_owned()
+            } else if check.id == TASKS_AUTH_BINDING.id && self.second.is_none() {
+                AUTH_NO_SECOND.to_owned()
             } else if let Some(why) = self.reasons.get(check.id) {
                 why.clone()
             } else if self.callable.is_empty() {
@@ -76,6 +107,9 @@ impl Tasks {
                 continue;
             };
             report.not_judged(check.id, &why);
+        }
+        if let Some(second) = &self.second {
+            report.redact(|text| second.bearer.redact(text));
         }
     }
 
@@ -127,6 +161,7 @@ impl Run {
         self.found(TASKS_CAPABILITY, passed, None, format!("tasks/get without the extension: {why}"), Some(&exchange));
 
         let exchange = self.task_request("tasks/get", &unknown, true, None).await;
+        self.tasks.unknown = Some((unknown.clone(), exchange.answer.clone(), exchange.status));
         match unknown_id_problem(&exchange.answer) {
             Ok(()) => self.found(TASKS_UNKNOWN_ID, true, None, "answered -32602".into(), None),
             Err(Some(why)) => self.found(TASKS_UNKNOWN_ID, false, None, why, Some(&exchange)),
@@ -170,6 +205,9 @@ impl Run {
             }
         }
         self.judge_complete(name, &first);
+        if first.answer.result().is_some() && self.tasks.second.is_some() {
+            self.auth_binding(name, &task_id).await;
+        }
         if let Some(terminal) = self.poll(name, &task_id, first).await {
             self.judge_terminal(name, &task_id, terminal).await;
         }
@@ -240,14 +278,49 @@ impl Run {
     /// Sends `method` (`tasks/get`, `tasks/cancel`) for `task_id`, the extension declared or not, with the
     /// `--meta` members beside it (the same caller as the calls).
     async fn task_request(&mut self, method: &str, task_id: &str, declared: bool, tool: Option<&str>) -> Exchange {
-        let mut meta = if declared { revision::meta_with_tasks(MODERN) } else { revision::meta(MODERN) };
-        meta.extend(self.meta.iter().map(|(key, value)| (key.clone(), value.clone())));
         let id = self.client.next_id();
-        let params = json!({"taskId": task_id, "_meta": Value::Object(meta)});
-        let line = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string();
+        let line = self.task_line(id, method, task_id, declared);
         let exchange = self.client.exchange_routed(line, &json!(id), &Route::modern(method, Some(task_id))).await;
         self.observed(&exchange, tool);
         exchange
+    }
+
+    /// The line of `method` for `task_id` under request id `id`.
+    fn task_line(&self, id: i64, method: &str, task_id: &str, declared: bool) -> String {
+        let mut meta = if declared { revision::meta_with_tasks(MODERN) } else { revision::meta(MODERN) };
+        meta.extend(self.meta.iter().map(|(key, value)| (key.clone(), value.clone())));
+        let params = json!({"taskId": task_id, "_meta": Value::Object(meta)});
+        json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string()
+    }
+
+    /// `mcp-tasks-auth-binding`: `tasks/get` of the first identity's task with the second identity's token
+    /// (all else the same) must be the unknown-id answer.
+    async fn auth_binding(&mut self, name: &str, task_id: &str) {
+        let Some(second) = &self.tasks.second else { return };
+        let Some((unknown_id, unknown, unknown_status)) = self.tasks.unknown.clone() else { return };
+        let mut client = match Client::connect(&second.url, second.timeout, Some(second.bearer.clone())) {
+            Ok(client) => client,
+            Err(error) => return self.tasks.note(TASKS_AUTH_BINDING, format!("no second client: {error}")),
+        };
+        client.set_modern(true);
+        let id = self.client.next_id();
+        let line = self.task_line(id, "tasks/get", task_id, true);
+        let route = Route::modern("tasks/get", Some(task_id));
+        let exchange = client.exchange_routed(line, &json!(id), &route).await;
+        client.close().await;
+        self.observed(&exchange, Some(name));
+        let unknown = (unknown_id.as_str(), &unknown, unknown_status);
+        match binding_problem(unknown, (task_id, &exchange.answer, exchange.status)) {
+            Ok(()) => {
+                let why = "another identity's tasks/get answered as for an unknown id".to_owned();
+                self.found(TASKS_AUTH_BINDING, true, Some(name), why, None);
+            }
+            Err(Some(why)) => self.found(TASKS_AUTH_BINDING, false, Some(name), why, Some(&exchange)),
+            Err(None) => {
+                let why = format!("another identity's tasks/get got {}", exchange.answer.text());
+                self.tasks.note(TASKS_AUTH_BINDING, why);
+            }
+        }
     }
 }
 
@@ -408,6 +481,49 @@ fn stable_problem(ended: &Value, again: &Value) -> Option<String> {
     })
 }
 
+/// `mcp-tasks-auth-binding` on `got` (the task id asked for, the answer, the HTTP status), beside `unknown` (the
+/// same for an unknown id): `Ok` when both are -32602 and the same but for the request id and the task id
+/// (over HTTP, with the same status), `Err(Some(why))` when not, `Err(None)` for no answer.
+fn binding_problem(unknown: (&str, &Answer, Option<u16>), got: (&str, &Answer, Option<u16>)) -> Result<(), Option<String>> {
+    let (task_id, answer, status) = got;
+    match (answer, answer.error_code()) {
+        (_, Some(-32602)) => {}
+        (Answer::Response(_), None) => {
+            return Err(Some("another identity's tasks/get of the task was answered with the task: the task is \
+                             not bound to the identity that created it"
+                .to_owned()));
+        }
+        (Answer::Response(_) | Answer::Http { .. }, _) => {
+            return Err(Some(format!("another identity's tasks/get of the task answered {}, not error -32602", answer.text())));
+        }
+        _ => return Err(None),
+    }
+    if unknown.1.error_code() != Some(-32602) {
+        return Ok(());
+    }
+    let (expected, got) = (normalised(unknown.0, unknown.1), normalised(task_id, answer));
+    if expected != got || unknown.2 != status {
+        let statuses = match (unknown.2, status) {
+            (Some(before), Some(now)) if before != now => format!(" (HTTP {before} for an unknown id, {now} here)"),
+            _ => String::new(),
+        };
+        return Err(Some(format!(
+            "another identity's tasks/get answered -32602, but not as for an unknown id{statuses}, so the task's \
+             existence shows: unknown id {expected}, this task {got}"
+        )));
+    }
+    Ok(())
+}
+
+/// An answer as text without its request id, `task_id` written `<taskId>`.
+fn normalised(task_id: &str, answer: &Answer) -> String {
+    let mut answer = answer.clone();
+    if let Answer::Response(Value::Object(message)) = &mut answer {
+        message.remove("id");
+    }
+    answer.text().replace(task_id, "<taskId>")
+}
+
 /// A task id no server issued.
 fn unknown_id() -> String {
     let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |since| since.as_nanos());
@@ -419,156 +535,4 @@ fn shown(value: Option<&Value>) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::Map;
-
-    fn response(message: Value) -> Answer {
-        Answer::Response(message)
-    }
-
-    fn error(code: i64) -> Answer {
-        response(json!({"jsonrpc": "2.0", "id": 1, "error": {"code": code, "message": "m"}}))
-    }
-
-    fn created() -> Value {
-        json!({"resultType": "task", "taskId": "t1", "status": "working", "createdAt": "2026-12-02T00:00:00Z",
-               "lastUpdatedAt": "2026-12-02T00:00:00Z", "ttlMs": 60000, "pollIntervalMs": 100})
-    }
-
-    #[test]
-    fn a_task_is_known_by_its_result_type_or_its_shape_and_a_tool_result_is_not_one() {
-        assert!(is_task(&created()));
-        assert!(is_task(&json!({"taskId": "t1", "status": "working"})), "a task without its resultType");
-        assert!(!is_task(&json!({"resultType": "complete", "content": [], "isError": false})));
-        assert!(!is_task(&json!({"content": [{"type": "text", "text": "x"}], "taskId": "t", "status": "s"})));
-    }
-
-    #[test]
-    fn a_create_task_result_needs_result_type_task_and_the_task_fields() {
-        assert_eq!(create_problem(&created()), None);
-        let mut unlimited = created();
-        unlimited["ttlMs"] = Value::Null;
-        unlimited.as_object_mut().expect("an object").remove("pollIntervalMs");
-        assert_eq!(create_problem(&unlimited), None, "ttlMs null and no pollIntervalMs");
-        for (field, value, word) in [
-            ("resultType", Value::Null, "resultType"),
-            ("resultType", json!("complete"), "not \"task\""),
-            ("taskId", json!(""), "taskId"),
-            ("status", json!("done"), "status"),
-            ("createdAt", json!(1), "createdAt"),
-            ("ttlMs", json!("60000"), "ttlMs"),
-            ("pollIntervalMs", json!("5"), "pollIntervalMs"),
-            ("statusMessage", json!(1), "statusMessage"),
-        ] {
-            let mut bad = created();
-            bad[field] = value;
-            assert!(create_problem(&bad).is_some_and(|why| why.contains(word)), "{field}");
-        }
-        let mut missing = created();
-        missing.as_object_mut().expect("an object").remove("resultType");
-        assert!(create_problem(&missing).is_some_and(|why| why.contains("resultType is missing")));
-        missing = created();
-        missing.as_object_mut().expect("an object").remove("ttlMs");
-        assert!(create_problem(&missing).is_some_and(|why| why.contains("ttlMs is missing")));
-    }
-
-    #[test]
-    fn tasks_get_and_cancel_results_must_be_complete() {
-        assert_eq!(complete_problem(&json!({"resultType": "complete", "status": "working"})), None);
-        assert!(complete_problem(&json!({"resultType": "task", "status": "working"})).is_some());
-        assert!(complete_problem(&json!({})).is_some_and(|why| why.contains("missing")));
-    }
-
-    #[test]
-    fn an_undeclared_client_gets_32021_with_the_required_capabilities() {
-        let good = json!({"id": 1, "error": {"code": -32021, "message": "m",
-                          "data": {"requiredCapabilities": {"extensions": {revision::TASKS_EXTENSION: {}}}}}});
-        assert!(missing_capability(&response(good)));
-        assert!(!missing_capability(&error(-32021)), "no data.requiredCapabilities");
-        assert!(!missing_capability(&error(-32602)));
-        assert!(!missing_capability(&response(json!({"id": 1, "result": {"resultType": "complete"}}))));
-    }
-
-    #[test]
-    fn an_unknown_id_must_be_32602_and_no_answer_is_not_judged() {
-        assert_eq!(unknown_id_problem(&error(-32602)), Ok(()));
-        assert!(unknown_id_problem(&error(-32603)).is_err_and(|why| why.is_some_and(|why| why.contains("-32603"))));
-        let found = response(json!({"id": 1, "result": {"resultType": "complete", "status": "working"}}));
-        assert!(unknown_id_problem(&found).is_err_and(|why| why.is_some_and(|why| why.contains("a result"))));
-        assert_eq!(unknown_id_problem(&Answer::Silent), Err(None));
-    }
-
-    #[test]
-    fn a_handle_must_resolve_at_once() {
-        let found = response(json!({"id": 1, "result": {"resultType": "complete", "status": "working"}}));
-        assert_eq!(durable_problem(&found), Ok(()));
-        assert!(durable_problem(&error(-32602)).is_err_and(|why| why.is_some_and(|why| why.contains("durably"))));
-        assert!(durable_problem(&error(-32603)).is_err_and(|why| why.is_some()));
-        assert_eq!(durable_problem(&Answer::Silent), Err(None));
-    }
-
-    #[test]
-    fn failed_needs_a_json_rpc_error_and_completed_a_result() {
-        let failed = json!({"status": "failed", "error": {"code": -32603, "message": "down"}});
-        assert_eq!(outcome_problem(&failed), None);
-        let tool_error = json!({"status": "completed", "result": {"content": [], "isError": true}});
-        assert_eq!(outcome_problem(&tool_error), None);
-        assert_eq!(outcome_problem(&json!({"status": "cancelled"})), None);
-        assert_eq!(outcome_problem(&json!({"status": "working"})), None, "not terminal: nothing to judge");
-        let no_error = json!({"status": "failed", "statusMessage": "the tool said no"});
-        assert!(outcome_problem(&no_error).is_some_and(|why| why.contains("not a JSON-RPC error")));
-        let text_code = json!({"status": "failed", "error": {"code": "E1", "message": "m"}});
-        assert!(outcome_problem(&text_code).is_some());
-        assert!(outcome_problem(&json!({"status": "completed"})).is_some_and(|why| why.contains("result")));
-    }
-
-    #[test]
-    fn a_terminal_task_must_not_change_but_its_timestamps_may() {
-        let ended = json!({"status": "completed", "result": {"content": [{"type": "text", "text": "1"}]},
-                           "lastUpdatedAt": "a"});
-        let mut again = ended.clone();
-        again["lastUpdatedAt"] = json!("b");
-        assert_eq!(stable_problem(&ended, &again), None);
-        again["result"]["content"][0]["text"] = json!("2");
-        assert!(stable_problem(&ended, &again).is_some_and(|why| why.contains("changed result")));
-        let working = json!({"status": "working"});
-        assert!(stable_problem(&ended, &working).is_some_and(|why| why.contains("changed status")));
-    }
-
-    #[test]
-    fn the_poll_interval_is_honoured_within_its_bounds() {
-        assert_eq!(poll_interval(&json!({"pollIntervalMs": 200})), Duration::from_millis(200));
-        assert_eq!(poll_interval(&json!({"pollIntervalMs": 0})), POLL_MIN);
-        assert_eq!(poll_interval(&json!({"pollIntervalMs": 1e12})), POLL_MAX);
-        assert_eq!(poll_interval(&json!({"pollIntervalMs": "x"})), POLL_MIN);
-        assert_eq!(poll_interval(&json!({})), POLL_MIN);
-    }
-
-    #[test]
-    fn a_sent_line_says_its_method_its_tool_and_whether_it_declared_the_extension() {
-        let declared = call_line_with(3, "export", "{}", revision::meta_with_tasks(MODERN), &Map::new());
-        assert_eq!(sent_request(&declared), Some(("tools/call".into(), true, Some("export".into()))));
-        let plain = super::super::client::call_line(3, "export", "{}", true, &Map::new());
-        assert_eq!(sent_request(&plain), Some(("tools/call".into(), false, Some("export".into()))));
-        assert_eq!(sent_request("not json"), None);
-    }
-
-    #[test]
-    fn every_unjudged_check_says_why() {
-        let mut report = Report::with_checks("s".into(), &[], super::super::checks::of(true));
-        let mut tasks = Tasks { declared: true, ..Tasks::default() };
-        tasks.callable.push(("export".into(), "{}".into()));
-        tasks.explain(&mut report);
-        let durable = reason_of(&report, "mcp-tasks-durable-handle");
-        assert!(durable.is_some_and(|why| why.contains("no call with the extension")));
-        assert!(reason_of(&report, "mcp-tasks-auth-binding").is_some_and(|why| why.starts_with("not built")));
-        let mut report = Report::with_checks("s".into(), &[], super::super::checks::of(true));
-        Tasks::default().explain(&mut report);
-        assert!(reason_of(&report, "mcp-tasks-capability").is_some_and(|why| why.contains("does not declare")));
-    }
-
-    fn reason_of(report: &Report, id: &str) -> Option<String> {
-        report.checks.iter().find(|check| check.id == id).and_then(|check| check.reason.clone())
-    }
-}
+mod tests;

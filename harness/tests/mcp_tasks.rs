@@ -1,15 +1,18 @@
 //! `callproof mcp`'s Tasks checks (`mcp-tasks-*`, MCP 2026-07-28 with `io.modelcontextprotocol/tasks`):
-//! fixtures/mcp/broken_tasks_server.py (standard library only) passes every built one in `--mode good`, fails
+//! fixtures/mcp/broken_tasks_server.py (standard library only) passes every one in `--mode good`, fails
 //! exactly the check of each defect mode, and gets every one `SKIP` with the reason when it does not declare the
-//! extension.
+//! extension; over Streamable HTTP (`--http`, a task per bearer token) another identity's task must be answered
+//! as an unknown id (`mcp-tasks-auth-binding`, `--bearer-second`).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod process_support;
 
-use process_support::{mcp_report, mcp_statuses, repo};
+use process_support::{mcp_report, mcp_statuses, repo, run_callproof};
 use serde_json::Value;
 use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
 
 const TASKS_CHECKS: [&str; 7] = [
     "mcp-tasks-capability",
@@ -38,7 +41,7 @@ fn check<'a>(report: &'a Value, id: &str) -> &'a Value {
 }
 
 #[test]
-fn a_server_with_correct_tasks_passes_every_built_tasks_check() {
+fn a_server_with_correct_tasks_passes_every_tasks_check_stdio_can_judge() {
     let (_, report) = run("good");
     assert_eq!(report["revision"], "2026-07-28", "{report:#}");
     let statuses = tasks_statuses(&report);
@@ -48,7 +51,7 @@ fn a_server_with_correct_tasks_passes_every_built_tasks_check() {
         assert_eq!(status, wanted, "{id}: {report:#}");
     }
     let reason = check(&report, "mcp-tasks-auth-binding")["reason"].as_str().unwrap_or_default();
-    assert!(reason.starts_with("not built"), "{reason}");
+    assert!(reason.contains("HTTP-only"), "{reason}");
     assert_eq!(mcp_statuses(&report)["mcp-result-type"], "PASS", "a task answers a declared call: {report:#}");
     assert!(check(&report, "mcp-tasks-terminal-stable")["passed"].as_u64().unwrap() >= 4, "two tasks, two polls each");
 }
@@ -114,4 +117,78 @@ fn a_tool_the_profile_may_not_call_gets_no_call_with_the_extension_either() {
     assert_eq!(called, ["export", "export_broken"], "{report:#}");
     assert!(report["skipped"].as_array().unwrap().iter().any(|skipped| skipped["tool"] == "purge"), "{report:#}");
     assert_eq!(mcp_statuses(&report)["mcp-survives"], "PASS", "purge was never called: {report:#}");
+}
+
+/// broken_tasks_server.py `--http` in `mode`; killed on drop.
+struct HttpFixture {
+    child: Child,
+    url: String,
+}
+
+impl HttpFixture {
+    fn start(mode: &str) -> HttpFixture {
+        let mut child = Command::new("python3")
+            .arg(repo().join("fixtures/mcp/broken_tasks_server.py"))
+            .args(["--http", "--mode", mode])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("python3 starts");
+        let mut first = String::new();
+        BufReader::new(child.stderr.take().expect("stderr")).read_line(&mut first).expect("its first line");
+        let url = first.trim().strip_prefix("listening on ").unwrap_or_else(|| panic!("{first:?}")).to_owned();
+        HttpFixture { child, url }
+    }
+
+    fn report(&self, extra: &[&str]) -> Value {
+        let mut args = vec!["--url", &self.url, "--bearer", "alice-token", "--timeout", "5000"];
+        args.extend_from_slice(extra);
+        mcp_report(&args).1
+    }
+}
+
+impl Drop for HttpFixture {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn over_http_another_identitys_task_must_be_answered_as_an_unknown_id() {
+    let modes = ["good", "auth-binding", "auth-binding-message"];
+    let handles: Vec<_> = modes
+        .into_iter()
+        .map(|mode| {
+            std::thread::spawn(move || {
+                let fixture = HttpFixture::start(mode);
+                (mode, fixture.report(&["--bearer-second", "bob-s3cr3t"]), fixture.report(&[]))
+            })
+        })
+        .collect();
+    for handle in handles {
+        let (mode, report, alone) = handle.join().unwrap();
+        let statuses = tasks_statuses(&report);
+        let wanted = if mode == "good" { "PASS" } else { "FAIL" };
+        assert_eq!(statuses["mcp-tasks-auth-binding"], wanted, "{mode}: {report:#}");
+        for (id, status) in statuses.iter().filter(|(id, _)| *id != "mcp-tasks-auth-binding") {
+            assert_eq!(status, "PASS", "{mode}: {id}: {report:#}");
+        }
+        assert!(!report.to_string().contains("bob-s3cr3t"), "the second token never reaches the report");
+        let skipped = check(&alone, "mcp-tasks-auth-binding");
+        assert_eq!(skipped["status"], "SKIP", "{mode}: {alone:#}");
+        assert!(skipped["reason"].as_str().unwrap().starts_with("no --bearer-second"), "{skipped:#}");
+    }
+}
+
+#[test]
+fn bearer_second_is_a_second_identity_beside_bearer_over_http() {
+    let ran = run_callproof(&["mcp", "--url", "http://127.0.0.1:9/mcp", "--bearer-second", "bob"]);
+    assert_eq!(ran.code, 2, "{ran:?}");
+    assert!(ran.stderr.contains("a second identity beside --bearer"), "{}", ran.stderr);
+    let stdio = run_callproof(&["mcp", "--server", "python3 x.py", "--bearer", "a", "--bearer-second", "b"]);
+    assert_eq!(stdio.code, 2, "{stdio:?}");
+    let empty = run_callproof(&["mcp", "--url", "http://127.0.0.1:9/mcp", "--bearer", "a", "--bearer-second", ""]);
+    assert!(empty.code == 2 && empty.stderr.contains("--bearer-second: the bearer token is empty"), "{empty:?}");
 }

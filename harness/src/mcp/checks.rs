@@ -338,8 +338,8 @@ pub const TASKS_AUTH_BINDING: Check = check(
     "mcp-tasks-auth-binding",
     Level::Must,
     "ext-tasks §Security Considerations (Auth binding)",
-    "over HTTP with a second identity, tasks/get of the first identity's task is answered with error -32602, the \
-     same answer as for an unknown id (not built: always SKIP)",
+    "over HTTP with --bearer and --bearer-second: tasks/get of a task of the first identity with the second's \
+     token is answered with error -32602, as for an unknown id (the same error and HTTP status, but for the ids)",
 );
 
 /// The Tasks extension's checks, in report order (after [`super::modern::ONLY`], 2026-07-28 only).

@@ -10,11 +10,11 @@
 //! call at all (`--call`, `--call-all`, `readOnlyHint: true`) gets the one extra call, with its generated base
 //! arguments.
 
+use super::bearer::Bearer;
 use super::checks::{
     TASKS, TASKS_AUTH_BINDING, TASKS_CAPABILITY, TASKS_DURABLE_HANDLE, TASKS_FAILED_IS_JSONRPC, TASKS_RESULT_TYPE,
     TASKS_TERMINAL_STABLE, TASKS_UNKNOWN_ID,
 };
-use super::bearer::Bearer;
 use super::client::{Answer, Client, Exchange, call_line_with};
 use super::profile::{Run, Server};
 use super::report::Report;
@@ -484,17 +484,25 @@ fn stable_problem(ended: &Value, again: &Value) -> Option<String> {
 /// `mcp-tasks-auth-binding` on `got` (the task id asked for, the answer, the HTTP status), beside `unknown` (the
 /// same for an unknown id): `Ok` when both are -32602 and the same but for the request id and the task id
 /// (over HTTP, with the same status), `Err(Some(why))` when not, `Err(None)` for no answer.
-fn binding_problem(unknown: (&str, &Answer, Option<u16>), got: (&str, &Answer, Option<u16>)) -> Result<(), Option<String>> {
+fn binding_problem(
+    unknown: (&str, &Answer, Option<u16>),
+    got: (&str, &Answer, Option<u16>),
+) -> Result<(), Option<String>> {
     let (task_id, answer, status) = got;
     match (answer, answer.error_code()) {
         (_, Some(-32602)) => {}
         (Answer::Response(_), None) => {
-            return Err(Some("another identity's tasks/get of the task was answered with the task: the task is \
+            return Err(Some(
+                "another identity's tasks/get of the task was answered with the task: the task is \
                              not bound to the identity that created it"
-                .to_owned()));
+                    .to_owned(),
+            ));
         }
         (Answer::Response(_) | Answer::Http { .. }, _) => {
-            return Err(Some(format!("another identity's tasks/get of the task answered {}, not error -32602", answer.text())));
+            return Err(Some(format!(
+                "another identity's tasks/get of the task answered {}, not error -32602",
+                answer.text()
+            )));
         }
         _ => return Err(None),
     }

@@ -205,7 +205,11 @@ impl Run {
             }
         }
         self.judge_complete(name, &first);
-        if first.answer.result().is_some() && self.tasks.second.is_some() {
+        if first.answer.result().is_none() {
+            let why =
+                format!("{name}: the task's first tasks/get did not resolve, so no task to poll as another identity");
+            self.tasks.note(TASKS_AUTH_BINDING, why);
+        } else if self.tasks.second.is_some() {
             self.auth_binding(name, &task_id).await;
         }
         if let Some(terminal) = self.poll(name, &task_id, first).await {

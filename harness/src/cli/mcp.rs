@@ -38,6 +38,13 @@ pub(crate) struct Args {
     /// With --url: the bearer token read from FILE (its final line break dropped).
     #[arg(long, value_name = "FILE")]
     bearer_file: Option<PathBuf>,
+    /// With --url and --bearer: a second identity's token. A task the first identity created is polled with it
+    /// (mcp-tasks-auth-binding: the answer must be the one for an unknown task id). Never printed in the report.
+    #[arg(long, value_name = "TOKEN", conflicts_with = "bearer_second_file")]
+    bearer_second: Option<String>,
+    /// With --url and --bearer: the second identity's token read from FILE (its final line break dropped).
+    #[arg(long, value_name = "FILE")]
+    bearer_second_file: Option<PathBuf>,
     /// Also call TOOL with generated valid and invalid inputs (repeatable). Without it only tools annotated
     /// readOnlyHint: true are called: a lax server may execute an invalid input.
     #[arg(long, value_name = "TOOL")]
@@ -74,17 +81,23 @@ pub(crate) fn run(args: Args) -> Result<ExitCode, Error> {
         // clap's group requires one of them.
         (None, None) => return Err(Error::Usage("give --server COMMAND or --url URL".to_owned())),
     };
-    let bearer = bearer(args.bearer.as_deref(), args.bearer_file.as_deref())?;
+    let second = token(args.bearer_second.as_deref(), args.bearer_second_file.as_deref(), "--bearer-second")?;
+    let bearer = token(args.bearer.as_deref(), args.bearer_file.as_deref(), "--bearer")?;
     if bearer.is_some() && matches!(server, Server::Command(_)) {
         let why = "--bearer and --bearer-file are for --url: a server over stdio takes its credentials from the \
                    environment it is started with";
+        return Err(Error::Usage(why.to_owned()));
+    }
+    if second.is_some() && bearer.is_none() {
+        let why = "--bearer-second and --bearer-second-file are a second identity beside --bearer or --bearer-file \
+                   (with --url)";
         return Err(Error::Usage(why.to_owned()));
     }
     let timeout = Duration::from_millis(args.timeout);
     let meta = meta(args.meta.as_deref())?;
     let options = Options { server, calls, timeout, revision: args.mcp_revision, bearer, meta };
     let runtime = super::runtime()?;
-    let report = runtime.block_on(mcp::run(&options))?;
+    let report = runtime.block_on(mcp::profile::run_with(&options, second.as_ref()))?;
     match args.format {
         Format::Human => output::print(&output::paint_footer(&report.human())),
         Format::Json => output::line(&report.to_json()),
@@ -106,14 +119,15 @@ fn meta(text: Option<&str>) -> Result<Map<String, Value>, Error> {
     }
 }
 
-/// The token of `--bearer` or `--bearer-file`; an error names the file, never the token.
-fn bearer(text: Option<&str>, file: Option<&std::path::Path>) -> Result<Option<Bearer>, Error> {
+/// The token of `--bearer` or `--bearer-file` (or their `-second` forms); an error names the file, never the
+/// token.
+fn token(text: Option<&str>, file: Option<&std::path::Path>, flag: &str) -> Result<Option<Bearer>, Error> {
     let (text, from) = match (text, file) {
-        (Some(text), _) => (text.to_owned(), "--bearer".to_owned()),
+        (Some(text), _) => (text.to_owned(), flag.to_owned()),
         (None, Some(file)) => {
             let text = std::fs::read_to_string(file)
-                .map_err(|error| Error::Usage(format!("cannot read --bearer-file {}: {error}", file.display())))?;
-            (text, format!("--bearer-file {}", file.display()))
+                .map_err(|error| Error::Usage(format!("cannot read {flag}-file {}: {error}", file.display())))?;
+            (text, format!("{flag}-file {}", file.display()))
         }
         (None, None) => return Ok(None),
     };

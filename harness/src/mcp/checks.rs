@@ -288,6 +288,71 @@ pub const ERROR_NO_LEAK: Check = check(
      secret-shaped string",
 );
 
+/// No `CreateTaskResult` to a request without the extension, and -32021 for `tasks/get` without it.
+pub const TASKS_CAPABILITY: Check = check(
+    "mcp-tasks-capability",
+    Level::Must,
+    "ext-tasks §Capability Negotiation; §Error Handling (-32021 for tasks/get without the extension)",
+    "no tools/call without the extension in clientCapabilities is answered with a CreateTaskResult, and tasks/get \
+     without it is answered with error -32021 whose data.requiredCapabilities is an object (over HTTP with status 400)",
+);
+/// A `CreateTaskResult` says it is one; `tasks/get` and `tasks/cancel` results are `"complete"`.
+pub const TASKS_RESULT_TYPE: Check = check(
+    "mcp-tasks-result-type",
+    Level::Must,
+    "ext-tasks §Polymorphic Results, §Tasks, §Task Polling, §Task Cancellation",
+    "a CreateTaskResult carries resultType \"task\", a taskId, a known status, createdAt, lastUpdatedAt and ttlMs \
+     (a number or null); every tasks/get and tasks/cancel result carries resultType \"complete\"",
+);
+/// An unknown task id is invalid params.
+pub const TASKS_UNKNOWN_ID: Check = check(
+    "mcp-tasks-unknown-id",
+    Level::Must,
+    "ext-tasks §Error Handling (Protocol Errors: -32602, MUST for tasks/get)",
+    "tasks/get with a random taskId (the extension declared) is answered with error -32602",
+);
+/// A task handle resolves as soon as it is returned.
+pub const TASKS_DURABLE_HANDLE: Check = check(
+    "mcp-tasks-durable-handle",
+    Level::Must,
+    "ext-tasks §Task Creation (no CreateTaskResult before tasks/get for it resolves)",
+    "tasks/get sent right after a CreateTaskResult is answered with the task, not with error -32602",
+);
+/// A terminal task stays as it ended.
+pub const TASKS_TERMINAL_STABLE: Check = check(
+    "mcp-tasks-terminal-stable",
+    Level::Must,
+    "ext-tasks §Task Status (completed, failed and cancelled are terminal); §Task Polling",
+    "two more tasks/get after a terminal status give the same status, result and error",
+);
+/// `failed` is for JSON-RPC errors only.
+pub const TASKS_FAILED_IS_JSONRPC: Check = check(
+    "mcp-tasks-failed-is-jsonrpc",
+    Level::Must,
+    "ext-tasks §Task Execution Errors; §Task Status",
+    "a failed task carries error, a JSON-RPC error object (an integer code, a string message); a completed one \
+     carries result, an object (a tool error is completed with an isError result)",
+);
+/// Another identity's task is not found.
+pub const TASKS_AUTH_BINDING: Check = check(
+    "mcp-tasks-auth-binding",
+    Level::Must,
+    "ext-tasks §Security Considerations (Auth binding)",
+    "over HTTP with --bearer and --bearer-second: tasks/get of a task of the first identity with the second's \
+     token is answered with error -32602, as for an unknown id (the same error and HTTP status, but for the ids)",
+);
+
+/// The Tasks extension's checks, in report order (after [`super::modern::ONLY`], 2026-07-28 only).
+pub const TASKS: [Check; 7] = [
+    TASKS_CAPABILITY,
+    TASKS_RESULT_TYPE,
+    TASKS_UNKNOWN_ID,
+    TASKS_DURABLE_HANDLE,
+    TASKS_TERMINAL_STABLE,
+    TASKS_FAILED_IS_JSONRPC,
+    TASKS_AUTH_BINDING,
+];
+
 /// Every check of the profile, in report order.
 pub const ALL: [Check; 37] = [
     HANDSHAKE,
@@ -330,14 +395,15 @@ pub const ALL: [Check; 37] = [
 ];
 
 /// The checks of a run in `modern` (2026-07-28) or legacy (2025-11-25) mode, in report order: in 2026-07-28
-/// the handshake and version negotiation take their modern forms and [`super::modern::ONLY`] follows.
+/// the handshake and version negotiation take their modern forms and [`super::modern::ONLY`] and [`TASKS`]
+/// follow (the Tasks extension is a 2026-07-28 one; a 2025-11-25 report does not list its checks).
 pub fn of(modern: bool) -> Vec<Check> {
     if !modern {
         return ALL.to_vec();
     }
     let forms = [super::modern::HANDSHAKE, super::modern::VERSION_NEGOTIATION];
     let shared = ALL.iter().map(|check| forms.iter().find(|form| form.id == check.id).copied().unwrap_or(*check));
-    shared.chain(super::modern::ONLY).collect()
+    shared.chain(super::modern::ONLY).chain(TASKS).collect()
 }
 
 #[cfg(test)]
@@ -350,7 +416,7 @@ mod tests {
         let modern = of(true);
         let ids: BTreeSet<&str> = modern.iter().map(|check| check.id).collect();
         assert_eq!(ids.len(), modern.len());
-        assert_eq!(modern.len(), ALL.len() + super::super::modern::ONLY.len());
+        assert_eq!(modern.len(), ALL.len() + super::super::modern::ONLY.len() + TASKS.len());
         let handshake = modern.iter().find(|check| check.id == HANDSHAKE.id).expect("handshake");
         assert!(handshake.cites.starts_with("2026-07-28"), "{handshake:?}");
         assert_eq!(of(false), ALL.to_vec());

@@ -13,7 +13,7 @@ use crate::shell;
 use crate::subject::SubjectError;
 use async_trait::async_trait;
 use callproof_executor::lines;
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 use std::collections::VecDeque;
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
@@ -91,6 +91,29 @@ pub struct Exchange {
     pub answer: Answer,
     /// HTTP: the status of the POST that carried it.
     pub status: Option<u16>,
+}
+
+/// The `tools/call` line for `name` with `arguments` spliced in as text, byte for byte, last; before it the
+/// `_meta`: in 2026-07-28 (`modern`) its fields, and `extra` (`--meta`) in either revision.
+pub fn call_line(id: i64, name: &str, arguments: &str, modern: bool, extra: &Map<String, Value>) -> String {
+    let meta = if modern { revision::meta(revision::MODERN) } else { Map::new() };
+    call_line_with(id, name, arguments, meta, extra)
+}
+
+/// [`call_line`] whose `_meta` is `meta` (e.g. one declaring the Tasks extension) and `extra` beside it.
+pub fn call_line_with(
+    id: i64,
+    name: &str,
+    arguments: &str,
+    mut meta: Map<String, Value>,
+    extra: &Map<String, Value>,
+) -> String {
+    let name = Value::String(name.to_owned());
+    meta.extend(extra.iter().map(|(key, value)| (key.clone(), value.clone())));
+    let meta = if meta.is_empty() { String::new() } else { format!(r#","_meta":{}"#, Value::Object(meta)) };
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":{name}{meta},"arguments":{arguments}}}}}"#
+    )
 }
 
 /// The client's view of a transport: send one message as it is, read the server's messages back. Stdio and

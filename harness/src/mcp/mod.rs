@@ -15,6 +15,7 @@
 //! | [`profile`] | one run: the requests in order, each answer turned into findings; the safety rule |
 //! | [`revision`] | 2025-11-25 or 2026-07-28: `--mcp-revision`, the modern `_meta` and headers, era detection |
 //! | [`modern`] | the profile's 2026-07-28 checks: discovery, `_meta`, `resultType`, cache fields, HTTP headers |
+//! | [`tasks`] | the 2026-07-28 Tasks extension's checks: `CreateTaskResult`, `tasks/get` polling, `tasks/cancel` |
 //! | [`report`] | statuses per check, failures with the request that shows them, human and JSON |
 //! | [`remote`] | `callproof conform --mcp-http` / `--mcp-url`: the conformance app over Streamable HTTP |
 //! | [`token`] | the HS256 bearer JWT per call that carries the caller's identity over HTTP |
@@ -42,6 +43,7 @@ pub mod report;
 pub mod revision;
 pub mod subject;
 pub mod task_calls;
+pub mod tasks;
 pub mod token;
 pub mod wire;
 

@@ -1,7 +1,7 @@
 //! The profile's checks of MCP revision 2026-07-28 ("modern"): `server/discover` as the handshake, version
 //! negotiation by -32022, the required `_meta` fields, `resultType` and `serverInfo` on every result, the cache
 //! fields and the order of `tools/list`, and over Streamable HTTP the header checks and `GET` (docs/mcp.md, the
-//! check tables, rev M).
+//! check tables, rev M); the Tasks extension's checks are in [`super::tasks`].
 //!
 //! Rule enforced here: each check judges a property of every answer it can see, never one lucky case, and only
 //! what the cited text requires: a correct 2026-07-28 server never fails one (`resultType` may be any value the
@@ -130,14 +130,20 @@ impl Run {
         if !passed {
             return Discovered::Failed;
         }
+        let capabilities = result.and_then(|result| result.get("capabilities"));
+        self.tasks.declared = capabilities.is_some_and(revision::declares_tasks);
         Discovered::Modern(result.and_then(|result| result.get("_meta")?.get(revision::META_SERVER_INFO)).cloned())
     }
 
     /// What every modern result must carry; a failure is reported once per method, the first time.
+    /// A `tools/call` that declared the Tasks extension may also be answered with `resultType: "task"`, which
+    /// [`super::tasks`] judges.
     pub(super) fn observe_modern(&mut self, exchange: &Exchange) {
+        let task_allowed = self.observe_task_capability(exchange);
         let Some(result) = exchange.answer.result() else { return };
         let method = method_of(&exchange.sent);
-        let problem = result_type_problem(result).map(|why| format!("{method}: {why}"));
+        let task = task_allowed && result.get("resultType").and_then(Value::as_str) == Some("task");
+        let problem = if task { None } else { result_type_problem(result) }.map(|why| format!("{method}: {why}"));
         self.once(RESULT_TYPE, &method, problem, exchange);
         let problem = server_info_problem(result).map(|why| format!("{method}: {why}"));
         self.once(SERVER_INFO, &method, problem, exchange);
@@ -208,7 +214,7 @@ impl Run {
     /// names another tool, which must be refused with 400 and -32020 before it runs.
     pub(super) async fn header_mismatch_call(&mut self, tool: &str, arguments: &str, other: &str) {
         let id = self.client.next_id();
-        let line = super::profile::call_line(id, tool, arguments, true, &self.meta);
+        let line = super::client::call_line(id, tool, arguments, true, &self.meta);
         let route = Route { name: Some(other.to_owned()), ..Route::modern("tools/call", Some(tool)) };
         let exchange = self.client.exchange_routed(line, &json!(id), &route).await;
         self.observed(&exchange, Some(tool));
@@ -252,7 +258,7 @@ impl Run {
 }
 
 /// Whether the body passed (`passed`) and, over HTTP, the status is `status`; and what was answered.
-fn verdict(passed: bool, status: u16, wanted: &str, exchange: &Exchange) -> (bool, String) {
+pub(super) fn verdict(passed: bool, status: u16, wanted: &str, exchange: &Exchange) -> (bool, String) {
     let status_ok = exchange.status.is_none_or(|got| got == status);
     let why = match (passed, exchange.status) {
         (true, _) if status_ok => format!("answered {wanted}"),

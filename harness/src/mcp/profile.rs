@@ -8,7 +8,7 @@
 
 use super::bearer::Bearer;
 use super::checks::{self, Check};
-use super::client::{Answer, Client, Exchange};
+use super::client::{Answer, Client, Exchange, call_line};
 use super::http_checks;
 use super::inputs;
 use super::leak;
@@ -105,6 +105,14 @@ pub struct Options {
 /// [`SubjectError::Spawn`] when the server cannot be started at all (or the URL is not one); everything after
 /// that is a finding.
 pub async fn run(options: &Options) -> Result<Report, SubjectError> {
+    run_with(options, None).await
+}
+
+/// [`run`] with a second identity over HTTP (`--bearer-second`), for `mcp-tasks-auth-binding`.
+///
+/// # Errors
+/// As [`run`].
+pub async fn run_with(options: &Options, second: Option<&Bearer>) -> Result<Report, SubjectError> {
     let client = options.server.client(options.timeout, options.bearer.as_ref())?;
     let http = matches!(options.server, Server::Url(_));
     let mut run = Run {
@@ -117,6 +125,7 @@ pub async fn run(options: &Options) -> Result<Report, SubjectError> {
         modern_failed: BTreeSet::new(),
         modern_refusal: false,
         meta: options.meta.clone(),
+        tasks: super::tasks::Tasks::new(&options.server, options.timeout, second),
     };
     let (protocol_version, server_info) = run.era(options.revision).await;
     let modern = run.client.modern();
@@ -128,6 +137,9 @@ pub async fn run(options: &Options) -> Result<Report, SubjectError> {
         }
         for tool in &tools {
             run.tool(tool, &options.calls, &tools).await;
+        }
+        if modern {
+            run.tasks_checks().await;
         }
     }
     let alive = run.client.alive();
@@ -158,6 +170,7 @@ pub async fn run(options: &Options) -> Result<Report, SubjectError> {
     let mut report = Report::with_checks(options.server.name().to_owned(), &run.findings, checks::of(modern));
     report.revision = if modern { revision::MODERN } else { revision::LEGACY };
     http.not_judged.iter().for_each(|(check, why)| report.not_judged(check, why));
+    run.tasks.explain(&mut report);
     if let Some(bearer) = &options.bearer {
         report.redact(|text| bearer.redact(text));
     }
@@ -186,6 +199,8 @@ pub(super) struct Run {
     pub(super) modern_refusal: bool,
     /// `--meta`: added to the `_meta` of every `tools/call`.
     pub(super) meta: Map<String, Value>,
+    /// What the Tasks checks need and found ([`super::tasks`]).
+    pub(super) tasks: super::tasks::Tasks,
 }
 
 impl Run {
@@ -405,6 +420,7 @@ impl Run {
         }
         let output = tool.get("outputSchema");
         let base_text = Value::Object(base.clone()).to_string();
+        self.tasks.callable.push((name.to_owned(), base_text.clone()));
         let other = tools.iter().filter_map(|tool| tool.get("name")?.as_str()).find(|other| *other != name);
         if self.http && self.client.modern() && self.called.len() == 1 {
             self.header_mismatch_call(name, &base_text, other.unwrap_or(NO_SUCH_TOOL)).await;
@@ -527,18 +543,6 @@ impl Run {
         let why = problem.unwrap_or_else(|| "structuredContent validates".to_owned());
         self.found(checks::OUTPUT_CONFORMS, passed, Some(name), why, Some(exchange));
     }
-}
-
-/// The `tools/call` line for `name` with `arguments` spliced in as text, byte for byte, last; before it the
-/// `_meta`: in 2026-07-28 (`modern`) its fields, and `extra` (`--meta`) in either revision.
-pub(super) fn call_line(id: i64, name: &str, arguments: &str, modern: bool, extra: &Map<String, Value>) -> String {
-    let name = Value::String(name.to_owned());
-    let mut meta = if modern { revision::meta(revision::MODERN) } else { Map::new() };
-    meta.extend(extra.iter().map(|(key, value)| (key.clone(), value.clone())));
-    let meta = if meta.is_empty() { String::new() } else { format!(r#","_meta":{}"#, Value::Object(meta)) };
-    format!(
-        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":{name}{meta},"arguments":{arguments}}}}}"#
-    )
 }
 
 /// Whether `exchange` was answered with JSON-RPC error `wanted`, and what it was answered with.

@@ -339,7 +339,7 @@ pub const TASKS_AUTH_BINDING: Check = check(
     Level::Must,
     "ext-tasks §Security Considerations (Auth binding)",
     "over HTTP with --bearer and --bearer-second: tasks/get of a task of the first identity with the second's \
-     token is answered with error -32602, as for an unknown id (the same error and HTTP status, but for the ids)",
+     token is answered with error -32602, as for an unknown id (the same code, message and HTTP status, the task id aside, and data with the same members)",
 );
 
 /// The Tasks extension's checks, in report order (after [`super::modern::ONLY`], 2026-07-28 only).

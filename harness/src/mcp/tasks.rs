@@ -527,13 +527,16 @@ fn binding_problem(
     Ok(())
 }
 
-/// An answer as text without its request id, `task_id` written `<taskId>`.
+/// What of a -32602 must not depend on whose task was asked for: the code, the message (`task_id` written
+/// `<taskId>`) and the names of `data`'s members. `data`'s values are left out: a server may put the
+/// request's own ids there (a trace id, the envelope of that request), which differ from request to request.
 fn normalised(task_id: &str, answer: &Answer) -> String {
-    let mut answer = answer.clone();
-    if let Answer::Response(Value::Object(message)) = &mut answer {
-        message.remove("id");
-    }
-    answer.text().replace(task_id, "<taskId>")
+    let Answer::Response(message) = answer else { return answer.text().replace(task_id, "<taskId>") };
+    let error = message.get("error").unwrap_or(&Value::Null);
+    let members: Vec<&String> =
+        error.get("data").and_then(Value::as_object).into_iter().flat_map(|data| data.keys()).collect();
+    let shape = json!({"code": error.get("code"), "message": error.get("message"), "data members": members});
+    shape.to_string().replace(task_id, "<taskId>")
 }
 
 /// A task id no server issued.

@@ -304,3 +304,19 @@ pub(crate) fn present(needs: &str, what: &str, install: &str) -> bool {
     );
     false
 }
+
+/// The URL a child prints on stderr after `marker`; the rest of stderr is drained.
+pub(crate) fn served_url(child: &mut std::process::Child, marker: &str) -> String {
+    use std::io::BufRead;
+    let mut stderr = std::io::BufReader::new(child.stderr.take().expect("stderr"));
+    let mut line = String::new();
+    let url = loop {
+        line.clear();
+        assert_ne!(stderr.read_line(&mut line).expect("stderr reads"), 0, "exited before serving");
+        if let Some((_, rest)) = line.split_once(marker) {
+            break rest.split_whitespace().next().expect("a URL").to_owned();
+        }
+    };
+    std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
+    url
+}

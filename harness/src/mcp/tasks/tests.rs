@@ -174,5 +174,15 @@ fn another_identitys_task_must_look_exactly_like_an_unknown_id() {
     let leaked = binding_problem(unknown, ("t-9", &task, Some(200))).expect_err("the task itself");
     assert!(leaked.is_some_and(|why| why.contains("not bound")));
     assert!(binding_problem(unknown, ("t-9", &error(-32603), Some(200))).is_err_and(|why| why.is_some()));
+    // Per-request ids in `data` are not the task's existence; another member of `data` may be.
+    let with_data = |id: i64, task: &str, data: Value| {
+        response(json!({"id": id, "error": {"code": -32602, "message": format!("no task {task}"), "data": data}}))
+    };
+    let unknown_with = with_data(4, "u-1", json!({"trace": "r-1"}));
+    let unknown_with = ("u-1", &unknown_with, Some(200));
+    let own_trace = with_data(9, "t-9", json!({"trace": "r-2"}));
+    assert_eq!(binding_problem(unknown_with, ("t-9", &own_trace, Some(200))), Ok(()), "its own trace id");
+    let owner = with_data(9, "t-9", json!({"trace": "r-2", "owner": "u_alice"}));
+    assert!(binding_problem(unknown_with, ("t-9", &owner, Some(200))).is_err_and(|why| why.is_some()));
     assert_eq!(binding_problem(unknown, ("t-9", &Answer::Silent, None)), Err(None));
 }

@@ -35,7 +35,7 @@ impl std::fmt::Debug for Registered {
 }
 
 /// Why a tool could not be registered.
-#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[derive(Debug, Clone, thiserror::Error, PartialEq, Eq)]
 pub enum RegistryError {
     /// Two tools share a name.
     #[error("tool `{0}` is registered twice")]
@@ -58,6 +58,31 @@ pub enum RegistryError {
     },
 }
 
+/// What registering a declaration computes: its schemas compiled and its contract version.
+#[derive(Debug, Clone)]
+pub struct Compiled {
+    input: CompiledSchema,
+    output: CompiledSchema,
+    schema_version: String,
+}
+
+impl Compiled {
+    /// Compiles `spec`'s schemas and derives its `schema_version`.
+    ///
+    /// # Errors
+    /// A schema that does not compile.
+    pub fn of(spec: &ToolSpec) -> Result<Compiled, RegistryError> {
+        let name = &spec.name;
+        let input = CompiledSchema::compile(&spec.input_schema)
+            .map_err(|message| RegistryError::InvalidInputSchema { tool: name.clone(), message })?;
+        let output = CompiledSchema::compile(&spec.output_schema)
+            .map_err(|message| RegistryError::InvalidOutputSchema { tool: name.clone(), message })?;
+        let mut schema_version = sha256_hex(canonical_json(&spec.input_schema).as_bytes());
+        schema_version.truncate(12);
+        Ok(Compiled { input, output, schema_version })
+    }
+}
+
 /// Tools by exact name.
 #[derive(Debug, Default)]
 pub struct Tools {
@@ -75,17 +100,21 @@ impl Tools {
     /// # Errors
     /// A duplicate name or a schema that does not compile.
     pub fn register(&mut self, tool: Arc<dyn Tool>) -> Result<(), RegistryError> {
-        let spec = tool.spec();
-        let name = spec.name.clone();
+        let compiled = Compiled::of(tool.spec())?;
+        self.register_compiled(tool, compiled)
+    }
+
+    /// Registers `tool` with `compiled`, which [`Compiled::of`] made from this tool's own declaration (the
+    /// conformance app compiles its catalog once per process and assembles executors from it).
+    ///
+    /// # Errors
+    /// A duplicate name.
+    pub(crate) fn register_compiled(&mut self, tool: Arc<dyn Tool>, compiled: Compiled) -> Result<(), RegistryError> {
+        let name = tool.spec().name.clone();
         if self.by_name.contains_key(&name) {
             return Err(RegistryError::DuplicateName(name));
         }
-        let input = CompiledSchema::compile(&spec.input_schema)
-            .map_err(|message| RegistryError::InvalidInputSchema { tool: name.clone(), message })?;
-        let output = CompiledSchema::compile(&spec.output_schema)
-            .map_err(|message| RegistryError::InvalidOutputSchema { tool: name.clone(), message })?;
-        let mut schema_version = sha256_hex(canonical_json(&spec.input_schema).as_bytes());
-        schema_version.truncate(12);
+        let Compiled { input, output, schema_version } = compiled;
         self.by_name.insert(name, Arc::new(Registered { implementation: tool, input, output, schema_version }));
         Ok(())
     }

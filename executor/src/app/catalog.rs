@@ -85,18 +85,21 @@ const FILES: [(&str, &str); 9] = [
 
 /// The conformance app's catalog, sorted by tool name.
 pub fn catalog() -> Vec<CatalogEntry> {
+    shared().to_vec()
+}
+
+/// The catalog as parsed once per process, borrowed (what [`catalog`] copies).
+pub fn shared() -> &'static [CatalogEntry] {
     static PARSED: std::sync::OnceLock<Vec<CatalogEntry>> = std::sync::OnceLock::new();
-    PARSED
-        .get_or_init(|| {
-            FILES
-                .iter()
-                .map(|(name, text)| {
-                    // The files are part of this crate; the unit test below parses each one.
-                    serde_json::from_str(text).unwrap_or_else(|error| panic!("scenarios/catalog/{name}.json: {error}"))
-                })
-                .collect()
-        })
-        .clone()
+    PARSED.get_or_init(|| {
+        FILES
+            .iter()
+            .map(|(name, text)| {
+                // The files are part of this crate; the unit test below parses each one.
+                serde_json::from_str(text).unwrap_or_else(|error| panic!("scenarios/catalog/{name}.json: {error}"))
+            })
+            .collect()
+    })
 }
 
 #[cfg(test)]

@@ -21,14 +21,19 @@ const MAX_DIAGNOSTIC_BYTES: usize = 4096;
 
 /// A catalog tool performed over HTTP.
 pub struct HttpTool {
-    entry: CatalogEntry,
+    entry: std::borrow::Cow<'static, CatalogEntry>,
     downstream: Arc<dyn Downstream>,
 }
 
 impl HttpTool {
     /// The tool of `entry`, talking to `downstream`.
     pub fn new(entry: CatalogEntry, downstream: Arc<dyn Downstream>) -> HttpTool {
-        HttpTool { entry, downstream }
+        HttpTool { entry: std::borrow::Cow::Owned(entry), downstream }
+    }
+
+    /// The tool of an entry of the process's catalog, borrowed rather than copied.
+    pub(crate) fn of_catalog(entry: &'static CatalogEntry, downstream: Arc<dyn Downstream>) -> HttpTool {
+        HttpTool { entry: std::borrow::Cow::Borrowed(entry), downstream }
     }
 
     async fn exchange(

@@ -12,7 +12,7 @@ mod http_tool;
 mod resources;
 mod variant;
 
-pub use catalog::{BusinessRule, CatalogEntry, HttpContract, ResourceBinding, catalog};
+pub use catalog::{BusinessRule, CatalogEntry, HttpContract, ResourceBinding, catalog, shared as catalog_entries};
 pub use downstream::{
     Downstream, HttpDownstream, HttpRequest, HttpResponse, HttpSetupError, MAX_RESPONSE_BYTES, SendError,
 };
@@ -20,19 +20,27 @@ pub use http_tool::HttpTool;
 pub use resources::HttpResources;
 pub use variant::{AssembleError, Variant};
 
-use crate::registry::{RegistryError, Tools};
-use std::sync::Arc;
+use crate::registry::{Compiled, RegistryError, Tools};
+use std::sync::{Arc, OnceLock};
 
 /// The app's tools and its system of record, both talking to `downstream`.
 ///
 /// # Errors
 /// A [`RegistryError`] if a catalog schema does not compile (the unit tests guarantee they do).
 pub fn conformance_app(downstream: Arc<dyn Downstream>) -> Result<(Tools, Arc<HttpResources>), RegistryError> {
-    let entries = catalog();
-    let resources = Arc::new(HttpResources::new(&entries, downstream.clone()));
+    let entries = catalog::shared();
+    let resources = Arc::new(HttpResources::new(entries, downstream.clone()));
     let mut tools = Tools::new();
-    for entry in entries {
-        tools.register(Arc::new(HttpTool::new(entry, downstream.clone())))?;
+    for (entry, compiled) in entries.iter().zip(compiled_catalog()?) {
+        tools.register_compiled(Arc::new(HttpTool::of_catalog(entry, downstream.clone())), compiled.clone())?;
     }
     Ok((tools, resources))
+}
+
+/// The catalog's declarations compiled, once per process (an executor is assembled per scenario, and per
+/// schedule when exploring: compiling, serialising and hashing the schemas each time dominated assembly).
+fn compiled_catalog() -> Result<&'static [Compiled], RegistryError> {
+    static COMPILED: OnceLock<Result<Vec<Compiled>, RegistryError>> = OnceLock::new();
+    let compiled = COMPILED.get_or_init(|| catalog::shared().iter().map(|entry| Compiled::of(&entry.spec)).collect());
+    compiled.as_deref().map_err(Clone::clone)
 }

@@ -16,7 +16,7 @@
 
 use super::call::{self, Call, Shape, Trust};
 use super::{INVALID_PARAMS, Refusal, modern};
-use crate::app::catalog;
+use crate::app::catalog_entries;
 use crate::envelope::Envelope;
 use crate::task::TaskRole;
 use serde_json::{Value, json};
@@ -46,7 +46,7 @@ pub(crate) fn declared(params: Option<&Value>) -> bool {
 
 /// Whether `tool` starts a task (catalog `task: submit`).
 pub(crate) fn submits(tool: &str) -> bool {
-    catalog().iter().any(|entry| entry.spec.name == tool && entry.task == Some(TaskRole::Submit))
+    catalog_entries().iter().any(|entry| entry.spec.name == tool && entry.task == Some(TaskRole::Submit))
 }
 
 /// The call that answers `tasks/get` or `tasks/cancel` (`method`), or the refusal sent before anything runs.
@@ -71,7 +71,7 @@ pub(crate) fn request(parsed: &Value, id: &Value, trust: Trust, method: &str) ->
     } else {
         (TaskRole::Cancel, Shape::Cancel(task_id.to_owned()))
     };
-    let Some(tool) = catalog().into_iter().find(|entry| entry.task == Some(role)) else {
+    let Some(tool) = catalog_entries().iter().find(|entry| entry.task == Some(role)) else {
         return Err(refused(Refusal(INVALID_PARAMS, "Invalid params: this server runs no task tools".to_owned())));
     };
     let arguments = json!({"task_id": task_id}).to_string();

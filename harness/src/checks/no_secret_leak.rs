@@ -5,6 +5,7 @@
 
 use super::{Check, CheckId, Context, Judgement, Level, Outcome};
 use crate::world::LEAK_MARKERS;
+use serde_json::Value;
 
 /// This check's id, as docs, mutant tables, baselines and reports spell it.
 pub const NO_SECRET_LEAK: CheckId = CheckId::new("no-secret-leak");
@@ -22,14 +23,24 @@ fn run(context: &Context<'_>) -> Outcome {
     judgement.judged_if(!context.transcript.calls.is_empty());
     for call in &context.transcript.calls {
         let Some(raw) = call.answer.raw() else { continue };
-        let text = raw.to_string();
-        let leaked: Vec<&str> =
-            LEAK_MARKERS.iter().copied().filter(|marker| text.contains(&marker.replace('"', "\\\""))).collect();
+        let leaked: Vec<&str> = LEAK_MARKERS.iter().copied().filter(|marker| carries(raw, marker)).collect();
         if !leaked.is_empty() {
             judgement.fail(format!("the envelope carries {leaked:?}"), context.evidence(call));
         }
     }
     judgement.outcome()
+}
+
+/// Whether any string of `value`, or any member name, holds `marker`. No marker holds a quote (the only way
+/// text of two strings joins in serialised JSON) or a character JSON escapes, so this finds what a search of
+/// the serialised envelope would, without serialising every envelope again after every step of an exploration.
+fn carries(value: &Value, marker: &str) -> bool {
+    match value {
+        Value::String(text) => text.contains(marker),
+        Value::Array(items) => items.iter().any(|item| carries(item, marker)),
+        Value::Object(members) => members.iter().any(|(name, member)| name.contains(marker) || carries(member, marker)),
+        Value::Null | Value::Bool(_) | Value::Number(_) => false,
+    }
 }
 
 #[cfg(test)]
@@ -46,6 +57,18 @@ mod tests {
     fn a_marker_anywhere_in_an_envelope_fails() {
         history("submit refund_order -> dependency_unavailable body=db-primary-7.payments.internal.corp")
             .fails(&CHECK, "db-primary-7.payments.internal.corp");
+    }
+
+    #[test]
+    fn a_marker_in_a_nested_string_or_a_member_name_is_found_and_nowhere_else() {
+        let marker = LEAK_MARKERS[0];
+        assert!(carries(&serde_json::json!({"a": [1, {"b": format!("x {marker} y")}]}), marker));
+        assert!(carries(&serde_json::json!({"error": {(marker.to_owned()): true}}), marker));
+        assert!(!carries(&serde_json::json!({"a": [1, null, {"b": "sk_live_"}], "c": 5}), marker));
+        // Text outside one string can only join a marker through a quote; JSON escapes only quotes, backslashes
+        // and control characters.
+        let escaped_or_joining = |c: char| c == '"' || c == '\\' || c.is_control();
+        assert!(LEAK_MARKERS.iter().all(|marker| !marker.contains(escaped_or_joining)), "the walk sees every marker");
     }
 
     #[test]

@@ -26,7 +26,7 @@ use crate::scenario::{LoadErrors, Scenario};
 use crate::subject::{SubjectError, SubjectFactory, Support};
 use crate::transcript::Transcript;
 use crate::world::fault::{FaultKind, Shape};
-use callproof_executor::app::catalog;
+use callproof_executor::app::catalog_entries;
 use callproof_executor::canonical::sha256_hex;
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
@@ -402,7 +402,7 @@ impl Explorer {
             result.skipped = Some(why);
             return Ok(result);
         }
-        let catalog = catalog();
+        let catalog = catalog_entries();
         let judge = |transcript: &Transcript, result: &mut CaseRun, after: usize| {
             let fired_only;
             let transcript = if transcript.faults.iter().all(|log| log.fired > 0) {
@@ -412,7 +412,7 @@ impl Explorer {
                 fired_only = Transcript { faults, ..transcript.clone() };
                 &fired_only
             };
-            let context = Context { transcript, scenario: &scenario, corpus: &self.corpus, catalog: &catalog };
+            let context = Context { transcript, scenario: &scenario, corpus: &self.corpus, catalog };
             let failed = self.checks.iter().find_map(|check| match (check.run)(&context) {
                 Outcome::Fail { violations } => Some((check.id.as_str(), violations)),
                 _ => None,
@@ -489,8 +489,7 @@ pub async fn replays_over_loopback(
     let scenario = Scenario::load(path, path.parent().unwrap_or(path))
         .map_err(|error| Error::Scenarios(LoadErrors::Invalid(vec![error])))?;
     let transcript = Runner::new(subject, corpus.clone()).run(&scenario).await?;
-    let catalog = catalog();
-    let context = Context { transcript: &transcript, scenario: &scenario, corpus: &corpus, catalog: &catalog };
+    let context = Context { transcript: &transcript, scenario: &scenario, corpus: &corpus, catalog: catalog_entries() };
     Ok(checks::all().iter().any(|known| known.id == check && matches!((known.run)(&context), Outcome::Fail { .. })))
 }
 

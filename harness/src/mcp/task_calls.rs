@@ -12,7 +12,7 @@
 
 use super::wire::{self, CONTEXT_KEY, Era};
 use crate::subject::{Reply, SubjectCall};
-use callproof_executor::app::catalog;
+use callproof_executor::app::catalog_entries;
 use callproof_executor::error::ErrorCode;
 use callproof_executor::task::TaskRole;
 use serde_json::{Value, json};
@@ -42,7 +42,7 @@ pub(crate) fn map(call: &SubjectCall, era: Era, tasks: bool) -> Mapped {
     if !tasks || era == Era::Legacy {
         return Mapped::Call(era);
     }
-    let role = catalog().into_iter().find(|entry| entry.spec.name == call.call.name).and_then(|entry| entry.task);
+    let role = catalog_entries().iter().find(|entry| entry.spec.name == call.call.name).and_then(|entry| entry.task);
     let method = match role {
         None => return Mapped::Call(era),
         Some(TaskRole::Submit) => return Mapped::Call(Era::ModernTasks),

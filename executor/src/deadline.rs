@@ -18,9 +18,16 @@ pub struct Deadline {
 impl Deadline {
     /// The deadline `budget` from now.
     pub fn after(budget: Duration, clock: &dyn Clock) -> Deadline {
+        Deadline::started(budget, clock).0
+    }
+
+    /// [`Deadline::after`], and the wall time (Unix milliseconds) it counts from: one reading of the clock, so
+    /// a start and its deadline are exactly the budget apart however the clock moves in between.
+    pub fn started(budget: Duration, clock: &dyn Clock) -> (Deadline, u64) {
         let now = clock.now();
+        let started_ms = clock.wall_ms();
         let at = now.checked_add(budget).unwrap_or(now + Duration::from_secs(365 * 24 * 3600));
-        Deadline { at, wall_ms: clock.wall_ms().saturating_add(budget.as_millis() as u64) }
+        (Deadline { at, wall_ms: started_ms.saturating_add(budget.as_millis() as u64) }, started_ms)
     }
 
     /// The monotonic instant.

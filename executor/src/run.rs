@@ -32,7 +32,7 @@ pub(crate) struct Run<'r> {
 impl<'r> Run<'r> {
     /// A run of `request` starting now, with its deadline from the request's budget.
     pub(crate) fn start(request: &'r Request, request_id: String, clock: &dyn Clock) -> Run<'r> {
-        let deadline = Deadline::after(request.budget, clock);
+        let (deadline, started_ms) = Deadline::started(request.budget, clock);
         let meta = Meta {
             request_id: request_id.clone(),
             call_id: request.call.call_id.clone(),
@@ -54,7 +54,7 @@ impl<'r> Run<'r> {
             authorization: Decision::NotEvaluated,
             approval_id: request.auth.approval_id().map(str::to_owned),
             attempt: request.attempt,
-            started_ms: clock.wall_ms(),
+            started_ms,
             deadline_ms: deadline.wall_ms(),
             finished_ms: 0,
             outcome: AuditOutcome::Error,

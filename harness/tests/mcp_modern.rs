@@ -6,7 +6,9 @@
 
 mod process_support;
 
-use process_support::{executor_binary, mcp_report, mcp_statuses, repo, run_callproof, served_url};
+use process_support::{
+    executor_binary, mcp_report, mcp_statuses, repo, run_callproof, served_url, spawn_http_reference,
+};
 use serde_json::{Value, json};
 use std::process::{Child, Command, Stdio};
 
@@ -69,17 +71,7 @@ const KEY: &str = "bW9kZXJuLXRlc3Qta2V5LW9mLXRoaXMtcnVuLTAxMjM";
 
 impl HttpReference {
     fn start() -> HttpReference {
-        let mut child = Command::new(executor_binary())
-            .args(["--mcp-http", "127.0.0.1:0", "--store", "memory"])
-            .env("CALLPROOF_TOKEN_KEY", KEY)
-            .env_remove("CALLPROOF_MCP_URL")
-            .env_remove("CALLPROOF_DOWNSTREAM_URL")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("the executor starts");
-        let url = served_url(&mut child, " over Streamable HTTP at ");
+        let (child, url) = spawn_http_reference(KEY, None);
         HttpReference { child, url }
     }
 

@@ -12,9 +12,8 @@ mod process_support;
 
 use callproof_harness::mock::MockDownstream;
 use callproof_harness::world::{Account, Behaviour, Fixtures, World};
-use process_support::{executor_binary, mcp_report, mcp_statuses, served_url};
+use process_support::{executor_binary, mcp_report, mcp_statuses, spawn_http_reference};
 use serde_json::json;
-use std::process::{Command, Stdio};
 use std::sync::Arc;
 
 const CONTEXT: &str = r#"{"io.callproof/context":{"auth":{"subject_id":"u_alice","tenant_id":"t_acme","roles":[],"identity":{"valid":true},"scopes":["exports:read","exports:write"]}}}"#;
@@ -85,17 +84,7 @@ fn token(url: &str, subject_id: &str, tenant_id: &str) -> String {
 fn over_http_another_tenants_poll_of_the_references_task_is_answered_as_an_unknown_id() {
     let runtime = tokio::runtime::Runtime::new().expect("a runtime for the downstream");
     let downstream = runtime.block_on(MockDownstream::start(world()));
-    let mut child = Command::new(executor_binary())
-        .args(["--mcp-http", "127.0.0.1:0", "--store", "memory"])
-        .env("CALLPROOF_TOKEN_KEY", KEY)
-        .env("CALLPROOF_DOWNSTREAM_URL", downstream.uri())
-        .env_remove("CALLPROOF_MCP_URL")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the executor starts");
-    let url = served_url(&mut child, " over Streamable HTTP at ");
+    let (mut child, url) = spawn_http_reference(KEY, Some(&downstream.uri()));
     let (alice, mallory) = (token(&url, "u_alice", "t_acme"), token(&url, "u_mallory", "t_globex"));
     let args = ["--url", &url, "--bearer", &alice, "--bearer-second", &mallory, "--call", "export_account_data"];
     let (code, report) = mcp_report(&[&args[..], &["--mcp-revision", "2026-07-28"]].concat());

@@ -139,7 +139,7 @@ pub(super) fn call(text: &str, message: &Value, id: &Value, trust: Trust) -> Res
         Some(Err(error)) => return Err(invalid(error.to_string())),
     };
     let refused =
-        (!arguments.trim_start().starts_with('{')).then(|| "Invalid params: arguments is not an object".to_owned());
+        (!arguments.trim_start().starts_with("{")).then(|| "Invalid params: arguments is not an object".to_owned());
     let request = prepared(params, id, trust, name, arguments)?;
     Ok(Call { id: id.clone(), request, refused, modern: false, shape: Shape::Tool })
 }

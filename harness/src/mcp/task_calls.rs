@@ -153,23 +153,12 @@ fn contradiction(result: &Value, envelope: &Value) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::wire::subject_call as call;
     use super::*;
-    use callproof_executor::{AuthContext, ToolCall};
-    use std::time::Duration;
-
-    fn call(name: &str, text: &str) -> SubjectCall {
-        SubjectCall {
-            call: ToolCall::raw("call_7", name, text),
-            auth: AuthContext::new("u_alice", "t_acme", &["exports:read"]),
-            business_request_id: Some("br_1".into()),
-            attempt: 1,
-            budget: Duration::from_millis(1500),
-        }
-    }
 
     fn envelope(status: &str) -> Value {
         json!({"ok": true, "result": {"task_id": "exp_1", "status": status, "result": null},
-            "meta": {"request_id": "req_9", "call_id": "call_7", "attempt": 1}})
+            "meta": {"request_id": "req_9", "call_id": "call_1", "attempt": 1}})
     }
 
     fn task(status: &str, envelope: Value) -> Value {
@@ -206,7 +195,7 @@ mod tests {
         );
         let meta = &message["params"]["_meta"];
         assert!(super::super::revision::declares_tasks(&meta[super::super::revision::META_CAPABILITIES]));
-        assert_eq!(meta[CONTEXT_KEY]["call_id"], "call_7");
+        assert_eq!(meta[CONTEXT_KEY]["call_id"], "call_1");
         assert!(meta[CONTEXT_KEY].get("auth").is_none(), "over HTTP the token carries the identity");
     }
 

@@ -289,21 +289,22 @@ pub(crate) fn now_s() -> u64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |since| since.as_secs())
 }
 
+/// A call for the MCP modules' unit tests: `call_1` of `u_alice` (tenant `t_acme`), business request `br_1`,
+/// attempt 2, a 1.5 s budget.
+#[cfg(test)]
+pub(crate) fn subject_call(name: &str, text: &str) -> SubjectCall {
+    SubjectCall {
+        call: callproof_executor::ToolCall::raw("call_1", name, text),
+        auth: callproof_executor::AuthContext::new("u_alice", "t_acme", &["refunds:write"]),
+        business_request_id: Some("br_1".into()),
+        attempt: 2,
+        budget: std::time::Duration::from_millis(1500),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use callproof_executor::{AuthContext, ToolCall};
-    use std::time::Duration;
-
-    fn subject_call(name: &str, text: &str) -> SubjectCall {
-        SubjectCall {
-            call: ToolCall::raw("call_1", name, text),
-            auth: AuthContext::new("u_alice", "t_acme", &["refunds:write"]),
-            business_request_id: Some("br_1".into()),
-            attempt: 2,
-            budget: Duration::from_millis(1500),
-        }
-    }
 
     fn tools() -> BTreeSet<String> {
         ["refund_order".to_owned()].into_iter().collect()

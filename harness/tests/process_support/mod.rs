@@ -320,3 +320,23 @@ pub(crate) fn served_url(child: &mut std::process::Child, marker: &str) -> Strin
     std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
     url
 }
+
+/// `callproof-executor --mcp-http` on a free loopback port with a memory store, verifying tokens signed with
+/// `key`, its tools sending downstream to `downstream` (none: the discard port); the child and its URL.
+pub(crate) fn spawn_http_reference(key: &str, downstream: Option<&str>) -> (std::process::Child, String) {
+    let mut command = std::process::Command::new(executor_binary());
+    command
+        .args(["--mcp-http", "127.0.0.1:0", "--store", "memory"])
+        .env("CALLPROOF_TOKEN_KEY", key)
+        .env_remove("CALLPROOF_MCP_URL")
+        .env_remove("CALLPROOF_DOWNSTREAM_URL")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped());
+    if let Some(downstream) = downstream {
+        command.env("CALLPROOF_DOWNSTREAM_URL", downstream);
+    }
+    let mut child = command.spawn().expect("the executor starts");
+    let url = served_url(&mut child, " over Streamable HTTP at ");
+    (child, url)
+}

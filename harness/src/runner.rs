@@ -11,7 +11,7 @@ use crate::corpus::Corpus;
 use crate::mock::MockDownstream;
 use crate::scenario::{AuthFixture, CallSpec, IdentityState, Scenario, Step, StepKind};
 use crate::subject::{Subject, SubjectCall, SubjectError, SubjectFactory, SubjectFault};
-use crate::transcript::{Answer, CallRecord, Operation, Transcript};
+use crate::transcript::{Answer, CallRecord, Calls, Operation, Transcript};
 use crate::world::{Behaviour, FaultGuard, FaultLog, World, endpoint_of};
 use callproof_executor::app::{CatalogEntry, catalog};
 use callproof_executor::canonical::{canonical_json, sha256_hex};
@@ -80,7 +80,7 @@ pub struct Session<'a> {
     subject: Arc<dyn Subject>,
     clock: Arc<dyn Clock>,
     auths: BTreeMap<String, AuthContext>,
-    calls: Vec<CallRecord>,
+    calls: Calls,
     ops: Vec<Op>,
     operations: Vec<Operation>,
     op_ids: BTreeMap<String, usize>,
@@ -168,7 +168,7 @@ impl Runner {
             subject,
             clock,
             auths,
-            calls: Vec::new(),
+            calls: Calls::default(),
             ops: Vec::new(),
             operations: Vec::new(),
             op_ids: BTreeMap::new(),

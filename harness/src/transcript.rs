@@ -326,6 +326,54 @@ pub fn short(key: &str) -> &str {
     &key[..key.len().min(8)]
 }
 
+/// The calls of a run, in the order they were made. An answered call never changes, so a run's transcript shares
+/// them with the run instead of copying them: exploration takes a transcript after every step, and copying every
+/// call (its envelope JSON above all) was most of what that cost. Reads as a slice; a run appends with
+/// [`Calls::push`], which copies only while an earlier transcript still holds the calls.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Calls(std::sync::Arc<Vec<CallRecord>>);
+
+impl Calls {
+    /// Appends `call`.
+    pub fn push(&mut self, call: CallRecord) {
+        std::sync::Arc::make_mut(&mut self.0).push(call);
+    }
+
+    /// The calls, to change one (tests build runs this way).
+    pub fn make_mut(&mut self) -> &mut Vec<CallRecord> {
+        std::sync::Arc::make_mut(&mut self.0)
+    }
+}
+
+impl std::ops::Deref for Calls {
+    type Target = [CallRecord];
+
+    fn deref(&self) -> &[CallRecord] {
+        &self.0
+    }
+}
+
+impl<'a> IntoIterator for &'a Calls {
+    type Item = &'a CallRecord;
+    type IntoIter = std::slice::Iter<'a, CallRecord>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter()
+    }
+}
+
+impl From<Vec<CallRecord>> for Calls {
+    fn from(calls: Vec<CallRecord>) -> Calls {
+        Calls(std::sync::Arc::new(calls))
+    }
+}
+
+impl Serialize for Calls {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(serializer)
+    }
+}
+
 /// Everything that happened in one scenario run.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Transcript {
@@ -334,7 +382,7 @@ pub struct Transcript {
     /// The subject's name.
     pub subject: String,
     /// Calls, in the order they were made.
-    pub calls: Vec<CallRecord>,
+    pub calls: Calls,
     /// Business operations.
     pub operations: Vec<Operation>,
     /// Downstream requests, in arrival order.
@@ -543,12 +591,26 @@ impl Transcript {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_transcript_shares_its_calls_and_keeps_them_when_the_run_goes_on() {
+        let (calls, _) = calls_and_requests("submit refund_order -> ok; and -> ok");
+        let mut run = Calls::from(calls[..1].to_vec());
+        let taken = run.clone();
+        assert!(std::ptr::eq(&taken[0], &run[0]), "taking a transcript copies no call");
+        run.push(calls[1].clone());
+        assert_eq!((taken.len(), run.len()), (1, 2), "the transcript taken before keeps what it had");
+        assert_eq!(taken[0], run[0]);
+        let alone = run.clone();
+        drop(run);
+        assert_eq!(alone.iter().map(|call| call.index).collect::<Vec<_>>(), [calls[0].index, calls[1].index]);
+    }
     use crate::checks::testing::history;
 
     /// The script's calls with their requests taken back out, as the runner hands them over.
     fn calls_and_requests(script: &str) -> (Vec<CallRecord>, Vec<RequestRecord>) {
         let transcript = history(script).transcript();
-        (transcript.calls, transcript.exchanges.into_iter().map(|exchange| exchange.record).collect())
+        (transcript.calls.to_vec(), transcript.exchanges.into_iter().map(|exchange| exchange.record).collect())
     }
 
     #[test]
@@ -600,7 +662,7 @@ mod tests {
             "burst refund_order -> operation_in_progress; and -> ok; request POST /refunds -> committed rid=none",
         )
         .transcript();
-        transcript.calls[0].requests_until = 1;
+        transcript.calls.make_mut()[0].requests_until = 1;
         let records = transcript.exchanges.iter().map(|exchange| exchange.record.clone()).collect();
         transcript.exchanges = Transcript::attribute(&transcript.calls, records);
         let exchange = &transcript.exchanges[0];

@@ -21,14 +21,14 @@ fn explore_finds_a_mutant_binary_and_the_written_file_fails_it_again_under_confo
     let command = reference_command("--store memory --mutant duplicate-keys-last-wins");
     let ran = run_callproof_in(
         &dir.path,
-        &["explore", "--executor", &command, "--seed", "7", "--cases", "40", "--moves", "3", "--out", "found"],
+        &["explore", "--executor", &command, "--seed", "8", "--cases", "40", "--moves", "3", "--out", "found"],
     );
     assert_eq!(ran.code, 1, "the mutant is found\n{}\n{}", ran.stdout, ran.stderr);
     let check = failed_check(&ran).unwrap_or_else(|| panic!("no FAIL line:\n{}", ran.stdout));
     assert!(ran.stdout.contains("real time over loopback HTTP"), "{}", ran.stdout);
     assert!(ran.stdout.contains(" schedules/s)"), "the rate is reported:\n{}", ran.stdout);
     assert!(ran.stdout.contains(" to 1 moves)"), "shrunk to the one mangled call:\n{}", ran.stdout);
-    let again = format!("explore again: callproof explore --executor {} --seed 7 --cases 40 --moves 3 --out found", {
+    let again = format!("explore again: callproof explore --executor {} --seed 8 --cases 40 --moves 3 --out found", {
         callproof_harness::shell::join(std::slice::from_ref(&command))
     });
     assert!(ran.stdout.contains(&again), "the seed is printed with the command that explores again:\n{}", ran.stdout);

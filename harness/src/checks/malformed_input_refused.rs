@@ -21,12 +21,7 @@ pub(super) const CHECK: Check = Check {
 fn run(context: &Context<'_>) -> Outcome {
     let mut judgement = Judgement::new();
     for call in &context.transcript.calls {
-        let submitted = callproof_executor::ToolCall {
-            call_id: call.call_id.clone(),
-            name: call.tool.clone(),
-            arguments: call.arguments.clone(),
-        };
-        let Some(refusal) = super::oracle::refusal(&submitted) else { continue };
+        let Some(refusal) = super::oracle::refusal(&call.tool, &call.arguments) else { continue };
         judgement.judged();
         let Some(envelope) = call.envelope() else { continue };
         // The envelope's own category: an input refusal under another category is not one.

@@ -23,24 +23,59 @@ fn run(context: &Context<'_>) -> Outcome {
     judgement.judged_if(!context.transcript.calls.is_empty());
     for call in &context.transcript.calls {
         let Some(raw) = call.answer.raw() else { continue };
-        let leaked: Vec<&str> = LEAK_MARKERS.iter().copied().filter(|marker| carries(raw, marker)).collect();
+        let mut leaked = Vec::new();
+        carried(raw, &mut leaked);
         if !leaked.is_empty() {
+            leaked.sort_by_key(|marker| LEAK_MARKERS.iter().position(|known| known == marker));
+            leaked.dedup();
             judgement.fail(format!("the envelope carries {leaked:?}"), context.evidence(call));
         }
     }
     judgement.outcome()
 }
 
-/// Whether any string of `value`, or any member name, holds `marker`. No marker holds a quote (the only way
-/// text of two strings joins in serialised JSON) or a character JSON escapes, so this finds what a search of
-/// the serialised envelope would, without serialising every envelope again after every step of an exploration.
-fn carries(value: &Value, marker: &str) -> bool {
+/// Adds to `found` each marker that a string of `value`, or a member name, holds, walking `value` once. No
+/// marker holds a quote (the only way text of two strings joins in serialised JSON) or a character JSON escapes,
+/// so this finds what a search of the serialised envelope would, without serialising every envelope again after
+/// every step of an exploration.
+fn carried(value: &Value, found: &mut Vec<&'static str>) {
     match value {
-        Value::String(text) => text.contains(marker),
-        Value::Array(items) => items.iter().any(|item| carries(item, marker)),
-        Value::Object(members) => members.iter().any(|(name, member)| name.contains(marker) || carries(member, marker)),
-        Value::Null | Value::Bool(_) | Value::Number(_) => false,
+        Value::String(text) => markers_in(text, found),
+        Value::Array(items) => items.iter().for_each(|item| carried(item, found)),
+        Value::Object(members) => members.iter().for_each(|(name, member)| {
+            markers_in(name, found);
+            carried(member, found);
+        }),
+        Value::Null | Value::Bool(_) | Value::Number(_) => {}
     }
+}
+
+/// Adds the markers `text` holds to `found`; a text shorter than every marker holds none.
+fn markers_in(text: &str, found: &mut Vec<&'static str>) {
+    if text.len() < SHORTEST_MARKER {
+        return;
+    }
+    found.extend(LEAK_MARKERS.iter().copied().filter(|marker| text.contains(marker)));
+}
+
+const SHORTEST_MARKER: usize = {
+    let mut shortest = usize::MAX;
+    let mut index = 0;
+    while index < LEAK_MARKERS.len() {
+        if LEAK_MARKERS[index].len() < shortest {
+            shortest = LEAK_MARKERS[index].len();
+        }
+        index += 1;
+    }
+    shortest
+};
+
+/// Whether `value` carries `marker` anywhere [`carried`] looks.
+#[cfg(test)]
+fn carries(value: &Value, marker: &str) -> bool {
+    let mut found = Vec::new();
+    carried(value, &mut found);
+    found.contains(&marker)
 }
 
 #[cfg(test)]
@@ -69,6 +104,17 @@ mod tests {
         // and control characters.
         let escaped_or_joining = |c: char| c == '"' || c == '\\' || c.is_control();
         assert!(LEAK_MARKERS.iter().all(|marker| !marker.contains(escaped_or_joining)), "the walk sees every marker");
+    }
+
+    #[test]
+    fn each_marker_is_named_once_in_the_order_of_the_markers() {
+        let [first, second, ..] = LEAK_MARKERS;
+        let envelope = serde_json::json!({"a": format!("{second} {first}"), "b": [second], (first.to_owned()): 1});
+        let mut found = Vec::new();
+        carried(&envelope, &mut found);
+        found.sort_by_key(|marker| LEAK_MARKERS.iter().position(|known| known == marker));
+        found.dedup();
+        assert_eq!(found, [first, second]);
     }
 
     #[test]

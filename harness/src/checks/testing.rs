@@ -374,7 +374,7 @@ impl History {
         Transcript {
             scenario: "literal".to_owned(),
             subject: "literal".to_owned(),
-            calls: self.calls.clone(),
+            calls: self.calls.clone().into(),
             operations: self.operations.clone(),
             exchanges: self.exchanges.clone(),
             foreign: self.foreign.clone(),
@@ -500,12 +500,12 @@ mod tests {
     #[test]
     fn the_default_arguments_of_every_catalog_tool_are_ones_the_contract_accepts() {
         for entry in catalog() {
-            let call = callproof_executor::ToolCall {
-                call_id: "c".to_owned(),
-                name: entry.spec.name.clone(),
-                arguments: Arguments::Value(default_arguments(&entry.spec.name)),
-            };
-            assert!(oracle::refusal(&call).is_none(), "{} refuses its default arguments", entry.spec.name);
+            let arguments = Arguments::Value(default_arguments(&entry.spec.name));
+            assert!(
+                oracle::refusal(&entry.spec.name, &arguments).is_none(),
+                "{} refuses its default arguments",
+                entry.spec.name
+            );
         }
     }
 

@@ -403,20 +403,21 @@ impl Explorer {
             return Ok(result);
         }
         let catalog = catalog_entries();
-        let judge = |transcript: &Transcript, result: &mut CaseRun, after: usize| {
-            let fired_only;
-            let transcript = if transcript.faults.iter().all(|log| log.fired > 0) {
-                transcript
-            } else {
-                let faults = transcript.faults.iter().filter(|log| log.fired > 0).cloned().collect();
-                fired_only = Transcript { faults, ..transcript.clone() };
-                &fired_only
-            };
-            let context = Context { transcript, scenario: &scenario, corpus: &self.corpus, catalog };
+        // Judged with only the faults that fired; the transcript kept keeps them all. The faults are swapped
+        // out and back rather than the transcript copied, which judging after every step would do each time.
+        let judge = |transcript: &mut Transcript, result: &mut CaseRun, after: usize| {
+            let armed = transcript.faults.iter().any(|log| log.fired == 0).then(|| {
+                let fired = transcript.faults.iter().filter(|log| log.fired > 0).cloned().collect();
+                std::mem::replace(&mut transcript.faults, fired)
+            });
+            let context = Context { transcript: &*transcript, scenario: &scenario, corpus: &self.corpus, catalog };
             let failed = self.checks.iter().find_map(|check| match (check.run)(&context) {
                 Outcome::Fail { violations } => Some((check.id.as_str(), violations)),
                 _ => None,
             });
+            if let Some(armed) = armed {
+                transcript.faults = armed;
+            }
             if let Some((check, violations)) = failed {
                 result.failure = Some((check, after));
                 result.violations = violations;
@@ -429,16 +430,16 @@ impl Explorer {
                     break;
                 }
                 result.steps += 1;
-                let transcript = session.transcript().await;
-                judge(&transcript, &mut result, step);
+                let mut transcript = session.transcript().await;
+                judge(&mut transcript, &mut result, step);
                 if result.failure.is_some() {
                     result.transcript = Some(transcript);
                     break;
                 }
             }
-            let transcript = session.finish().await;
+            let mut transcript = session.finish().await;
             if result.failure.is_none() {
-                judge(&transcript, &mut result, scenario.steps.len());
+                judge(&mut transcript, &mut result, scenario.steps.len());
             }
             result.transcript.get_or_insert(transcript);
             Ok::<(), SubjectError>(())

@@ -10,8 +10,10 @@ use crate::scenario::{AuthFixture, CallSpec, ChangedSpec, Draft, FollowUp, Scena
 use crate::world::fault::{FaultKind, Generated, Shape};
 use proptest::prelude::*;
 use proptest::sample::Index;
-use proptest::strategy::Union;
+use proptest::strategy::{NewTree, ValueTree};
+use proptest::test_runner::TestRunner;
 use std::collections::BTreeMap;
+use std::fmt;
 use std::sync::OnceLock;
 
 /// The fixed world every schedule runs in.
@@ -225,60 +227,169 @@ pub enum Move {
     },
 }
 
+/// One of `options`, drawn by its weight as a single integer below the total weight. A draw is one range value:
+/// no nested value tree per option, as `prop_oneof!` builds (each carrying a copy of the test runner), so a
+/// schedule costs a few dozen draws to generate. Shrinking lowers the integer, which moves towards the first
+/// option, so each table lists its simplest option first.
+fn weighted<T: Clone + fmt::Debug + 'static>(options: &'static [(u32, T)]) -> impl Strategy<Value = T> {
+    let total: u32 = options.iter().map(|(weight, _)| weight).sum();
+    (0..total).prop_map(move |draw| {
+        let mut below = draw;
+        for (weight, option) in options {
+            if below < *weight {
+                return option.clone();
+            }
+            below -= weight;
+        }
+        unreachable!("a draw below the total weight {total} falls on an option")
+    })
+}
+
+/// `Some` of `value` with probability `tenths` / 10, drawn as one integer; shrinking prefers `None`.
+fn maybe<S: Strategy>(tenths: u8, value: S) -> impl Strategy<Value = Option<S::Value>> {
+    (0..10u8, value).prop_map(move |(draw, value)| (draw >= 10 - tenths).then_some(value))
+}
+
+/// The calls by weight; each option's fields are placeholders that [`call`] fills from its own draws.
+const CALLS: &[(u32, Call)] = &[
+    (6, Call::Refund { order: 0, amount: None }),
+    (1, Call::GetOrder { order: 0 }),
+    (1, Call::Weather { celsius: false }),
+    (1, Call::Preference { french: false }),
+    (1, Call::Email),
+    (1, Call::Delete { first: false }),
+];
+
 fn call() -> impl Strategy<Value = Call> {
-    prop_oneof![
-        6 => (0..3usize, prop::option::weighted(0.8, prop_oneof![Just(5u32), Just(10), Just(30)]))
-            .prop_map(|(order, amount)| Call::Refund { order, amount }),
-        1 => (0..3usize).prop_map(|order| Call::GetOrder { order }),
-        1 => any::<bool>().prop_map(|celsius| Call::Weather { celsius }),
-        1 => any::<bool>().prop_map(|french| Call::Preference { french }),
-        1 => Just(Call::Email),
-        1 => any::<bool>().prop_map(|first| Call::Delete { first }),
-    ]
+    let amount = maybe(8, weighted(&[(1, 5u32), (1, 10), (1, 30)]));
+    (weighted(CALLS), 0..ORDERS.len(), amount, any::<bool>()).prop_map(|(call, order, amount, flag)| match call {
+        Call::Refund { .. } => Call::Refund { order, amount },
+        Call::GetOrder { .. } => Call::GetOrder { order },
+        Call::Weather { .. } => Call::Weather { celsius: flag },
+        Call::Preference { .. } => Call::Preference { french: flag },
+        Call::Email => Call::Email,
+        Call::Delete { .. } => Call::Delete { first: flag },
+    })
 }
 
 /// One of the forms the fault kinds offer for exploration, or none. The forms are drawn uniformly in registry
 /// order, which is also the order shrinking prefers.
 fn fault() -> impl Strategy<Value = Option<Generated>> {
-    prop::option::weighted(0.5, Union::new(FaultKind::generated().into_iter().map(Just)))
+    static FORMS: OnceLock<Vec<Generated>> = OnceLock::new();
+    let forms = FORMS.get_or_init(FaultKind::generated);
+    maybe(5, (0..forms.len()).prop_map(move |form| forms[form]))
 }
+
+/// The manglings by weight; the index of `NumberForm` and `Extension` is a placeholder [`mangle`] draws.
+const MANGLES: &[(u32, Mangle)] = &[
+    (12, Mangle::None),
+    (1, Mangle::StringForInteger),
+    (1, Mangle::UnknownField),
+    (1, Mangle::TenantInArguments),
+    (1, Mangle::DuplicateKey),
+    (1, Mangle::NumberForm(0)),
+    (1, Mangle::Extension(0)),
+];
 
 fn mangle() -> impl Strategy<Value = Mangle> {
-    prop_oneof![
-        12 => Just(Mangle::None),
-        1 => Just(Mangle::StringForInteger),
-        1 => Just(Mangle::UnknownField),
-        1 => Just(Mangle::TenantInArguments),
-        1 => Just(Mangle::DuplicateKey),
-        1 => (0..NUMBER_FORMS.len() as u8).prop_map(Mangle::NumberForm),
-        1 => (0..EXTENSIONS.len() as u8).prop_map(Mangle::Extension),
-    ]
+    (weighted(MANGLES), 0..NUMBER_FORMS.len() as u8, 0..EXTENSIONS.len() as u8).prop_map(|(mangle, form, extension)| {
+        match mangle {
+            Mangle::NumberForm(_) => Mangle::NumberForm(form),
+            Mangle::Extension(_) => Mangle::Extension(extension),
+            other => other,
+        }
+    })
 }
 
-fn auth() -> impl Strategy<Value = usize> {
-    prop_oneof![8 => Just(0usize), 1 => Just(1), 1 => Just(2), 1 => Just(3), 1 => Just(4), 1 => Just(5)]
-}
+/// Callers by weight, as indexes into [`AUTHS`]: mostly alice, so that operations collide.
+const CALLERS: &[(u32, usize)] = &[(8, 0), (1, 1), (1, 2), (1, 3), (1, 4), (1, 5)];
 
+/// A business request id from a pool of three, or none.
 fn business() -> impl Strategy<Value = Option<u8>> {
-    prop::option::weighted(0.8, 0..3u8)
+    maybe(8, 0..3u8)
 }
 
+/// Which move, by weight.
+#[derive(Debug, Clone, Copy)]
+enum Kind {
+    Submit,
+    Burst,
+    Retry,
+    Duplicate,
+    Changed,
+    Wait,
+}
+
+const KINDS: &[(u32, Kind)] =
+    &[(5, Kind::Submit), (1, Kind::Burst), (4, Kind::Retry), (1, Kind::Duplicate), (1, Kind::Changed), (2, Kind::Wait)];
+
+/// A move: its kind, and every value any kind may use, each drawn once (a kind ignores the values it has no
+/// field for; shrinking such a value changes nothing and costs one run).
 fn one_move() -> impl Strategy<Value = Move> {
-    prop_oneof![
-        5 => (call(), mangle(), auth(), business(), prop_oneof![Just(300u64), Just(1000), Just(3000)], fault())
-            .prop_map(|(call, mangle, auth, business, budget_ms, fault)| Move::Submit { call, mangle, auth, business, budget_ms, fault }),
-        1 => (call(), auth(), business(), 2..5u32, fault())
-            .prop_map(|(call, auth, business, count, fault)| Move::Burst { call, auth, business, count, fault }),
-        4 => (any::<Index>(), fault()).prop_map(|(op, fault)| Move::Retry { op, fault }),
-        1 => any::<Index>().prop_map(|op| Move::Duplicate { op }),
-        1 => any::<Index>().prop_map(|op| Move::Changed { op }),
-        2 => prop_oneof![Just(100u64), Just(1000), Just(3000)].prop_map(|ms| Move::Wait { ms }),
-    ]
+    let budget = weighted(&[(1, 300u64), (1, 1000), (1, 3000)]);
+    let wait = weighted(&[(1, 100u64), (1, 1000), (1, 3000)]);
+    (weighted(KINDS), call(), mangle(), weighted(CALLERS), business(), budget, fault(), 2..5u32, any::<Index>(), wait)
+        .prop_map(|(kind, call, mangle, auth, business, budget_ms, fault, count, op, ms)| match kind {
+            Kind::Submit => Move::Submit { call, mangle, auth, business, budget_ms, fault },
+            Kind::Burst => Move::Burst { call, auth, business, count, fault },
+            Kind::Retry => Move::Retry { op, fault },
+            Kind::Duplicate => Move::Duplicate { op },
+            Kind::Changed => Move::Changed { op },
+            Kind::Wait => Move::Wait { ms },
+        })
 }
 
 /// Schedules of 1 to `max_moves` moves.
 pub fn schedule(max_moves: usize) -> impl Strategy<Value = Vec<Move>> {
-    prop::collection::vec(one_move(), 1..=max_moves.max(1))
+    SkipUnchanged(prop::collection::vec(one_move(), 1..=max_moves.max(1)))
+}
+
+/// Shrinks like `S`, but passes over every step that leaves the schedule as it was. A move draws values its kind
+/// ignores (a wait has no call); simplifying one of those changes nothing, and trying it would cost a run of the
+/// whole schedule (a second or more against a process in real time) to learn what is already known. Two values
+/// are the same when their `Debug` texts are: every field of a move shows in it.
+#[derive(Debug)]
+struct SkipUnchanged<S>(S);
+
+impl<S: Strategy> Strategy for SkipUnchanged<S> {
+    type Tree = SkipUnchangedTree<S::Tree>;
+    type Value = S::Value;
+
+    fn new_tree(&self, runner: &mut TestRunner) -> NewTree<Self> {
+        self.0.new_tree(runner).map(SkipUnchangedTree)
+    }
+}
+
+/// [`SkipUnchanged`]'s value tree.
+struct SkipUnchangedTree<T>(T);
+
+impl<T: ValueTree> SkipUnchangedTree<T> {
+    /// Takes `step` until it fails or the value differs from the one before it.
+    fn step_to_a_change(&mut self, step: fn(&mut T) -> bool) -> bool {
+        let before = format!("{:?}", self.0.current());
+        while step(&mut self.0) {
+            if format!("{:?}", self.0.current()) != before {
+                return true;
+            }
+        }
+        false
+    }
+}
+
+impl<T: ValueTree> ValueTree for SkipUnchangedTree<T> {
+    type Value = T::Value;
+
+    fn current(&self) -> T::Value {
+        self.0.current()
+    }
+
+    fn simplify(&mut self) -> bool {
+        self.step_to_a_change(T::simplify)
+    }
+
+    fn complicate(&mut self) -> bool {
+        self.step_to_a_change(T::complicate)
+    }
 }
 
 /// The amount a mangled spelling writes: the call's own, or 7 where it has none (null).
@@ -484,8 +595,58 @@ fn new_call(ops: &mut Vec<OpInfo>, call: &Call, auth: usize, business: Option<u8
 #[cfg(test)]
 mod tests {
     use super::*;
-    use proptest::strategy::ValueTree;
-    use proptest::test_runner::TestRunner;
+    use callproof_executor::Arguments;
+
+    #[test]
+    fn a_weighted_choice_draws_each_option_by_its_weight_and_shrinks_to_the_first() {
+        let mut runner = TestRunner::deterministic();
+        let strategy = weighted(KINDS);
+        let mut counts = BTreeMap::new();
+        for _ in 0..14_000 {
+            *counts.entry(format!("{:?}", strategy.new_tree(&mut runner).expect("tree").current())).or_insert(0) += 1;
+        }
+        // Weights 5, 1, 4, 1, 1, 2 of 14: 5 000, 1 000, 4 000, 1 000, 1 000, 2 000 expected.
+        for (kind, expected) in [("Submit", 5_000), ("Burst", 1_000), ("Retry", 4_000), ("Wait", 2_000)] {
+            let drawn = counts[kind];
+            assert!(drawn * 10 > expected * 9 && drawn * 10 < expected * 11, "{kind}: {drawn} of ~{expected}");
+        }
+        let mut tree = strategy.new_tree(&mut runner).expect("tree");
+        while tree.simplify() {}
+        assert!(matches!(tree.current(), Kind::Submit), "shrinks to the first option: {:?}", tree.current());
+    }
+
+    #[test]
+    fn maybe_is_some_by_its_tenths_and_shrinks_to_none() {
+        let mut runner = TestRunner::deterministic();
+        let strategy = maybe(8, Just(()));
+        let some = (0..10_000).filter(|_| strategy.new_tree(&mut runner).expect("tree").current().is_some()).count();
+        assert!((7_600..8_400).contains(&some), "{some} of 10 000 are Some, ~8 000 expected");
+        let mut tree = strategy.new_tree(&mut runner).expect("tree");
+        while tree.simplify() {}
+        assert_eq!(tree.current(), None);
+    }
+
+    #[test]
+    fn every_shrinking_step_changes_the_schedule() {
+        let mut runner = TestRunner::deterministic();
+        let mut steps = 0;
+        for _ in 0..50 {
+            let mut tree = schedule(8).new_tree(&mut runner).expect("tree");
+            let mut last = format!("{:?}", tree.current());
+            // Alternate as a search does: simplify while "failing", complicate once in a while.
+            for round in 0..200 {
+                let moved = if round % 3 == 2 { tree.complicate() } else { tree.simplify() };
+                if !moved {
+                    break;
+                }
+                let now = format!("{:?}", tree.current());
+                assert_ne!(now, last, "a step that left the schedule as it was");
+                last = now;
+                steps += 1;
+            }
+        }
+        assert!(steps > 100, "only {steps} steps were taken");
+    }
 
     #[test]
     fn every_generated_schedule_is_a_valid_scenario_and_reads_back_from_its_text() {
@@ -509,10 +670,13 @@ mod tests {
         let extensions = (0..EXTENSIONS.len() as u8).map(Mangle::Extension);
         for mangle in forms.chain(extensions) {
             let text = refund.arguments(mangle);
-            let call = callproof_executor::ToolCall::raw("c", "refund_order", text.clone());
-            assert!(crate::checks::oracle::refusal(&call).is_some(), "{mangle:?} is accepted: {text}");
+            let arguments = Arguments::Raw(text.clone());
+            assert!(
+                crate::checks::oracle::refusal("refund_order", &arguments).is_some(),
+                "{mangle:?} is accepted: {text}"
+            );
         }
-        let plain = callproof_executor::ToolCall::raw("c", "refund_order", refund.arguments(Mangle::None));
-        assert!(crate::checks::oracle::refusal(&plain).is_none(), "the unmangled refund is refused");
+        let plain = Arguments::Raw(refund.arguments(Mangle::None));
+        assert!(crate::checks::oracle::refusal("refund_order", &plain).is_none(), "the unmangled refund is refused");
     }
 }

@@ -288,6 +288,16 @@ mod tests {
     }
 
     #[test]
+    fn a_record_serialises_its_shared_key_and_fingerprint_as_plain_strings() {
+        let record =
+            NewRecord { key: "k".into(), fingerprint: "f".into(), lease_expires_ms: 5, deadline_ms: 4, now_ms: 1 }
+                .into_record();
+        let json = serde_json::to_value(&record).expect("serialisable");
+        assert_eq!((&json["key"], &json["fingerprint"]), (&Value::from("k"), &Value::from("f")));
+        assert_eq!(serde_json::from_value::<Record>(json).expect("deserialisable"), record);
+    }
+
+    #[test]
     fn retention_never_forgets_a_possible_side_effect() {
         assert!(!State::InProgress.may_expire());
         assert!(!State::Unknown.may_expire());

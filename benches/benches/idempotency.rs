@@ -1,7 +1,7 @@
 //! Idempotency store benches: claim + complete through the in-memory store's synchronous entry points
 //! (`MemoryStore::claim_now` / `compare_and_set_now`, the same code the async `Store` methods run), on one
 //! thread, on two threads with disjoint keys and on two threads racing for the same keys; and the same work on a
-//! `Mutex<HashMap<String, Record>>`, the baseline, in the same run.
+//! `Mutex<HashMap<Arc<str>, Record>>`, the baseline, in the same run.
 //!
 //! One element is one business operation: a claim of a fresh key and the completion of that claim (a
 //! compare-and-set IN_PROGRESS → SUCCEEDED with a stored answer). Keys, records and answers are built untimed, a
@@ -15,7 +15,7 @@ use callproof_executor::store::{Claim, MemoryStore};
 use criterion::{BenchmarkGroup, Criterion, Throughput, criterion_group, criterion_main, measurement::WallTime};
 use serde_json::{Value, json};
 use std::collections::HashMap;
-use std::sync::{Barrier, Mutex, PoisonError};
+use std::sync::{Arc, Barrier, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 /// A store as these benches drive it: claim a key, then settle a claim this thread won.
@@ -38,14 +38,14 @@ impl Claims for MemoryStore {
 
 /// The baseline: one lock around one std `HashMap`, doing what `MemoryStore` does per operation.
 #[derive(Default)]
-struct MutexHashMap(Mutex<HashMap<String, Record>>);
+struct MutexHashMap(Mutex<HashMap<Arc<str>, Record>>);
 
 impl Claims for MutexHashMap {
     fn claim(&self, new: &NewRecord) -> bool {
         let mut map = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        if map.contains_key(&new.key) {
+        if map.contains_key(&*new.key) {
             // What a real claim returns to the loser: a copy of the record.
-            std::hint::black_box(map.get(&new.key).cloned());
+            std::hint::black_box(map.get(&*new.key).cloned());
             return false;
         }
         map.insert(new.key.clone(), new.clone().into_record());
@@ -82,8 +82,8 @@ fn operations(lane: usize, chunk: u64) -> Vec<Operation> {
     (chunk * CHUNK..(chunk + 1) * CHUNK)
         .map(|index| {
             let new = NewRecord {
-                key: sha256_hex(format!("bench:{lane}:{index}").as_bytes()),
-                fingerprint: sha256_hex(format!("arguments:{index}").as_bytes()),
+                key: sha256_hex(format!("bench:{lane}:{index}").as_bytes()).into(),
+                fingerprint: sha256_hex(format!("arguments:{index}").as_bytes()).into(),
                 lease_expires_ms: 2_000,
                 deadline_ms: 1_000,
                 now_ms: 0,

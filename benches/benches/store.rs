@@ -42,8 +42,8 @@ fn wall_ms() -> u64 {
 async fn claim_and_complete(store: &dyn Store, key: String) {
     let now = wall_ms();
     let new = NewRecord {
-        key,
-        fingerprint: "sha256:bench".to_owned(),
+        key: key.into(),
+        fingerprint: "sha256:bench".into(),
         lease_expires_ms: now + 10_000,
         deadline_ms: now + 8_000,
         now_ms: now,
@@ -59,8 +59,8 @@ async fn claim_and_complete(store: &dyn Store, key: String) {
 async fn claim_only(store: &dyn Store, key: String) {
     let now = wall_ms();
     let new = NewRecord {
-        key,
-        fingerprint: "sha256:bench".to_owned(),
+        key: key.into(),
+        fingerprint: "sha256:bench".into(),
         lease_expires_ms: now + 10_000,
         deadline_ms: now + 8_000,
         now_ms: now,

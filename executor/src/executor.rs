@@ -364,7 +364,7 @@ impl Executor {
     /// Stages 5 and 6: call the tool within the deadline (not at all once it has passed).
     async fn call_tool(&self, run: &mut Run<'_>, decoded: &Decoded, held: Option<&Record>) -> Settled {
         let sent = AtomicBool::new(false);
-        let context = run.context(held.map(|record| record.key.as_str()), &sent);
+        let context = run.context(held.map(|record| &*record.key), &sent);
         let invoke = AssertUnwindSafe(decoded.tool.implementation.invoke(&context, &decoded.arguments)).catch_unwind();
         let attempt = match deadline::bounded(&run.deadline, &*self.clock, invoke).await {
             Ok(Ok(answer)) => Attempt::Finished(answer),

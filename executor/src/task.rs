@@ -59,8 +59,8 @@ pub(crate) async fn recall(store: &dyn Store, key: &str) -> Option<Value> {
 pub(crate) async fn remember(store: &dyn Store, clock: &dyn Clock, key: &str, answer: &Value) -> Option<Value> {
     let now_ms = clock.wall_ms();
     let new = NewRecord {
-        key: key.to_owned(),
-        fingerprint: key.to_owned(),
+        key: key.into(),
+        fingerprint: key.into(),
         lease_expires_ms: now_ms + 2_000,
         deadline_ms: now_ms,
         now_ms,

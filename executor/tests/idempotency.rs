@@ -64,7 +64,7 @@ async fn changed_arguments_under_one_business_request_conflict_without_side_effe
     let record = world.record_of(&first).await;
     assert_eq!(record.state, State::Succeeded, "the conflict leaves the record alone");
     assert_eq!(
-        record.fingerprint,
+        *record.fingerprint,
         support::arguments_hash(&json!({"order_id":"ord_123","amount":100,"reason":"duplicate"}))
     );
 }

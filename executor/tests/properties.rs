@@ -356,7 +356,7 @@ proptest! {
 // ---- claims and transitions -------------------------------------------------------------------------------
 
 fn new_record(key: &str) -> NewRecord {
-    NewRecord { key: key.to_owned(), fingerprint: "f".to_owned(), lease_expires_ms: 10, deadline_ms: 5, now_ms: 1 }
+    NewRecord { key: key.into(), fingerprint: "f".into(), lease_expires_ms: 10, deadline_ms: 5, now_ms: 1 }
 }
 
 proptest! {

@@ -165,7 +165,7 @@ async fn a_refund_killed_between_claim_and_send_is_sent_once_after_the_restart(b
         assert_eq!(restarted.tool("refund_order").status_queries().len(), 1, "round {round}: asked first");
         let record = restarted.record_of(&retry).await;
         assert_eq!((record.state, record.epoch, record.attempts), (State::Succeeded, 2, 2), "round {round}");
-        assert_eq!(invocations[0].key.as_deref(), Some(record.key.as_str()), "round {round}: the same key downstream");
+        assert_eq!(invocations[0].key.as_deref(), Some(&*record.key), "round {round}: the same key downstream");
         soak.passed();
     }
 }

@@ -61,7 +61,7 @@ async fn a_claim_with_another_fingerprint_returns_the_existing_record_untouched(
         let other = store.claim(&new_record(&key, "another_fingerprint", NOW + 500)).await.expect("claim");
         let Claim::Existing(existing) = other else { panic!("{state}: a different fingerprint acquired the key") };
         assert_eq!(existing, before, "{state}");
-        assert_eq!(existing.fingerprint, "fp");
+        assert_eq!(&*existing.fingerprint, "fp");
         assert_eq!(store.load(&key).await.expect("load"), Some(before), "{state}: unchanged");
     }
 }
@@ -237,7 +237,11 @@ async fn sixty_four_concurrent_claims_of_one_key_have_exactly_one_winner(backend
         }
         assert_eq!(winners.len(), 1, "round {round}: winners: {winners:?}");
         let stored = store.load(&key).await.expect("load").expect("the record");
-        assert_eq!(stored.fingerprint, format!("racer_{}", winners[0]), "round {round}: the winner's record is stored");
+        assert_eq!(
+            *stored.fingerprint,
+            format!("racer_{}", winners[0]),
+            "round {round}: the winner's record is stored"
+        );
         assert_eq!((stored.state, stored.epoch, stored.attempts), (State::InProgress, 1, 1), "round {round}");
         assert!(seen.iter().all(|record| *record == stored), "round {round}: every loser saw the winner's record");
         soak.passed();
@@ -562,7 +566,7 @@ async fn claims_race_across_two_processes_with_one_winner_per_key(backend: Backe
         let won = winners.get(&key).cloned().unwrap_or_default();
         assert_eq!(won.len(), 1, "{key}: winners {won:?}");
         let record = store.load(&key).await.expect("load").expect("a record");
-        assert_eq!(record.fingerprint, format!("child_{}", won[0]), "{key}: the winner's record is stored");
+        assert_eq!(*record.fingerprint, format!("child_{}", won[0]), "{key}: the winner's record is stored");
     }
 }
 

@@ -80,8 +80,8 @@ impl Protocol<'_> {
         });
         run.set_key(&key);
         let new = NewRecord {
-            key,
-            fingerprint: decoded.arguments_hash.clone(),
+            key: key.into(),
+            fingerprint: decoded.arguments_hash.as_str().into(),
             lease_expires_ms: run.deadline.wall_ms().saturating_add(self.lease_margin.as_millis() as u64),
             deadline_ms: run.deadline.wall_ms(),
             now_ms: self.clock.wall_ms(),

@@ -4,6 +4,10 @@
 //! `(state, epoch)`, and only the move FAILED_RETRYABLE → IN_PROGRESS starts a new epoch. ABSENT is the
 //! absence of a record. An expired lease leads to UNKNOWN, never back to ABSENT.
 //!
+//! A record's key and fingerprint are `Arc<str>`: set once when the caller builds its [`NewRecord`], then
+//! shared, never copied, by the record the caller keeps, the in-memory store's table and every record a claim
+//! or load hands back (a clone is a reference-count increment). They serialise as plain strings.
+//!
 //! ```text
 //! ABSENT ──claim──▶ IN_PROGRESS ──▶ SUCCEEDED | FAILED_RETRYABLE | UNKNOWN | FAILED_FINAL
 //! UNKNOWN ──reconcile──▶ SUCCEEDED | FAILED_RETRYABLE | FAILED_FINAL
@@ -13,6 +17,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::fmt;
+use std::sync::Arc;
 
 /// A record's state. ABSENT is represented by no record at all.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -89,9 +94,9 @@ pub struct Version {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Record {
     /// The idempotency key.
-    pub key: String,
+    pub key: Arc<str>,
     /// `arguments_hash` of the call that created the record.
-    pub fingerprint: String,
+    pub fingerprint: Arc<str>,
     /// Current state.
     pub state: State,
     /// Fencing epoch: bumped each time a new attempt takes the lease.
@@ -121,9 +126,9 @@ impl Record {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NewRecord {
     /// The key.
-    pub key: String,
+    pub key: Arc<str>,
     /// `arguments_hash` of the call.
-    pub fingerprint: String,
+    pub fingerprint: Arc<str>,
     /// Lease end, wall-clock ms.
     pub lease_expires_ms: u64,
     /// Attempt deadline, wall-clock ms.
@@ -280,6 +285,16 @@ mod tests {
         assert!(check_transition(failed.version(), &Update::retake(&failed, 9, 8, 3)).is_ok());
         let same_epoch = Update { epoch: failed.epoch, ..Update::retake(&failed, 9, 8, 3) };
         assert!(check_transition(failed.version(), &same_epoch).is_err());
+    }
+
+    #[test]
+    fn a_record_serialises_its_shared_key_and_fingerprint_as_plain_strings() {
+        let record =
+            NewRecord { key: "k".into(), fingerprint: "f".into(), lease_expires_ms: 5, deadline_ms: 4, now_ms: 1 }
+                .into_record();
+        let json = serde_json::to_value(&record).expect("serialisable");
+        assert_eq!((&json["key"], &json["fingerprint"]), (&Value::from("k"), &Value::from("f")));
+        assert_eq!(serde_json::from_value::<Record>(json).expect("deserialisable"), record);
     }
 
     #[test]

@@ -3,6 +3,13 @@
 //! Rule enforced here: each claim and compare-and-set happens under one shard lock, so it is atomic; no
 //! lock is held across an `.await`. It cannot span processes and loses everything on exit: use it for tests,
 //! single-process tools and benchmarks, and a durable store otherwise.
+//!
+//! A claim allocates nothing of its own: the record it inserts shares the caller's key and fingerprint
+//! (`Arc<str>`, see `idempotency::state`), and a completion moves the caller's update in. Sharing was chosen
+//! over a port that takes the `NewRecord` by value because the strings have two owners either way (the store's
+//! table and the caller, who keeps the record of its attempt and, in the claim loop, the `NewRecord` itself
+//! for the next round): by value, one of them would still copy them, or the port would have to hand them back
+//! from every store and decorator.
 
 use super::{Claim, Store, StoreError};
 use crate::idempotency::{NewRecord, Record, Update, Version};
@@ -68,7 +75,7 @@ impl MemoryStore {
     pub fn compare_and_set_now(&self, key: &str, expected: Version, update: Update) -> bool {
         let hash = self.hash(key);
         let mut shard = self.shard(hash);
-        match shard.find_mut(hash, |record| record.key == key) {
+        match shard.find_mut(hash, |record| *record.key == *key) {
             Some(record) if record.version() == expected => {
                 update.apply_to(record);
                 true
@@ -80,7 +87,7 @@ impl MemoryStore {
     /// The record of `key`, if any.
     fn load_now(&self, key: &str) -> Option<Record> {
         let hash = self.hash(key);
-        self.shard(hash).find(hash, |record| record.key == key).cloned()
+        self.shard(hash).find(hash, |record| *record.key == *key).cloned()
     }
 
     fn each_shard(&self) -> impl Iterator<Item = MutexGuard<'_, HashTable<Record>>> {
@@ -135,11 +142,12 @@ impl Store for MemoryStore {
 mod tests {
     use super::*;
     use crate::idempotency::State;
+    use std::sync::Arc;
 
     fn new(key: &str) -> NewRecord {
         NewRecord {
-            key: key.to_owned(),
-            fingerprint: format!("f-{key}"),
+            key: key.into(),
+            fingerprint: format!("f-{key}").into(),
             lease_expires_ms: 9,
             deadline_ms: 8,
             now_ms: 1,
@@ -152,11 +160,22 @@ mod tests {
     fn a_key_is_acquired_once_and_then_answers_with_its_record() {
         let store = MemoryStore::new();
         assert_eq!(store.claim_now(&new("k")), Claim::Acquired);
-        match store.claim_now(&NewRecord { fingerprint: "other".to_owned(), ..new("k") }) {
+        match store.claim_now(&NewRecord { fingerprint: "other".into(), ..new("k") }) {
             Claim::Existing(record) => assert_eq!(record, new("k").into_record()),
             Claim::Acquired => panic!("acquired twice"),
         }
         assert_eq!(store.len(), 1);
+    }
+
+    #[test]
+    fn a_claim_keeps_the_callers_key_and_fingerprint_without_copying_them() {
+        let store = MemoryStore::new();
+        let first = new("k");
+        assert_eq!(store.claim_now(&first), Claim::Acquired);
+        let Claim::Existing(record) = store.claim_now(&new("k")) else { panic!("acquired twice") };
+        assert!(Arc::ptr_eq(&record.key, &first.key), "the stored key is the caller's");
+        assert!(Arc::ptr_eq(&record.fingerprint, &first.fingerprint), "the stored fingerprint is the caller's");
+        assert_eq!(Arc::strong_count(&first.key), 3, "caller, table and the returned record share one string");
     }
 
     #[test]
@@ -181,8 +200,8 @@ mod tests {
             assert_eq!(store.claim_now(&new(key)), Claim::Acquired, "{key}");
         }
         for key in &keys {
-            assert!(matches!(store.claim_now(&new(key)), Claim::Existing(record) if &record.key == key));
-            assert_eq!(store.load_now(key).map(|record| record.fingerprint), Some(format!("f-{key}")));
+            assert!(matches!(store.claim_now(&new(key)), Claim::Existing(record) if *record.key == **key));
+            assert_eq!(store.load_now(key).map(|record| record.fingerprint), Some(format!("f-{key}").into()));
         }
         assert_eq!(store.len(), keys.len());
         let used = store.shards.iter().filter(|shard| !shard.lock().expect("unpoisoned").is_empty()).count();
@@ -197,7 +216,7 @@ mod tests {
         }
         let done = Update::settle(&new("a").into_record(), State::Succeeded, None, 5);
         assert!(store.compare_and_set_now("a", CLAIMED, done));
-        let keys: Vec<String> = store.records().into_iter().map(|record| record.key).collect();
+        let keys: Vec<String> = store.records().into_iter().map(|record| record.key.to_string()).collect();
         assert_eq!(keys, ["a", "b", "c"]);
         let purged = store.purge_expired(6).await.expect("in memory");
         assert_eq!(purged, 1, "only the settled record may expire");

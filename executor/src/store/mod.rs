@@ -58,7 +58,8 @@ pub enum StoreError {
 #[async_trait]
 pub trait Store: Send + Sync {
     /// Inserts `new` as IN_PROGRESS (epoch 1, one attempt) if no record has its key; otherwise returns the
-    /// existing record untouched. Atomic: of many concurrent claims of one key, exactly one acquires.
+    /// existing record untouched. Atomic: of many concurrent claims of one key, exactly one acquires. A store
+    /// that keeps records in memory keeps clones of `new`'s shared key and fingerprint, not copies.
     ///
     /// # Errors
     /// [`StoreError::Backend`].

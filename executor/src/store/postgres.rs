@@ -221,8 +221,8 @@ impl Store for PostgresStore {
                 .bounded(session.client.query_opt(
                     &session.claim,
                     &[
-                        &record.key,
-                        &record.fingerprint,
+                        &&*record.key,
+                        &&*record.fingerprint,
                         &record.state.as_str(),
                         &to_sql(record.epoch),
                         &i64::from(record.attempts),
@@ -240,7 +240,7 @@ impl Store for PostgresStore {
             }
             // The key is taken. A new statement sees the conflicting record, unless retention deleted it in
             // between (only a settled one can be): then the key is ABSENT again and the insert is retried.
-            let existing = self.inner.bounded(session.client.query_opt(&session.load, &[&record.key])).await?;
+            let existing = self.inner.bounded(session.client.query_opt(&session.load, &[&&*record.key])).await?;
             if let Some(row) = existing {
                 return record_from_row(&row).map(Claim::Existing);
             }
@@ -437,8 +437,8 @@ fn record_from_row(row: &Row) -> Result<Record, StoreError> {
     let attempts: i64 = row.try_get(4).map_err(backend)?;
     let outcome: Option<String> = row.try_get(7).map_err(backend)?;
     Ok(Record {
-        key,
-        fingerprint: row.try_get(1).map_err(backend)?,
+        key: key.into(),
+        fingerprint: row.try_get::<_, String>(1).map_err(backend)?.into(),
         state,
         epoch: from_sql(row.try_get(3).map_err(backend)?),
         attempts: u32::try_from(attempts)

@@ -191,7 +191,7 @@ impl Store for RedisStore {
         let fields: Vec<String> = self
             .claim
             .key(self.record_key(&record.key))
-            .arg(&record.fingerprint)
+            .arg(&*record.fingerprint)
             .arg(record.state.as_str())
             .arg(record.epoch)
             .arg(record.attempts)
@@ -349,8 +349,8 @@ fn record_from_fields(key: &str, fields: Vec<String>) -> Result<Record, StoreErr
         .transpose()
         .map_err(|error| StoreError::Backend(format!("redis: stored outcome is not JSON: {error}")))?;
     Ok(Record {
-        key: key.to_owned(),
-        fingerprint: text("fingerprint")?.clone(),
+        key: key.into(),
+        fingerprint: text("fingerprint")?.as_str().into(),
         state,
         epoch: number("epoch")?,
         attempts,

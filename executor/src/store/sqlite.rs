@@ -449,8 +449,8 @@ fn record_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Record> {
         .transpose()
         .map_err(|error| invalid(7, format!("stored outcome is not JSON: {error}")))?;
     Ok(Record {
-        key,
-        fingerprint: row.get(1)?,
+        key: key.into(),
+        fingerprint: row.get::<_, String>(1)?.into(),
         state,
         epoch: from_sql(row.get(3)?),
         attempts: row.get(4)?,

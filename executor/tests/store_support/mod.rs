@@ -335,8 +335,8 @@ pub(crate) const NOW: u64 = 1_000_000;
 /// A claim of `key` at `now_ms`, with a 10 s lease and an 8 s deadline.
 pub(crate) fn new_record(key: &str, fingerprint: &str, now_ms: u64) -> NewRecord {
     NewRecord {
-        key: key.to_owned(),
-        fingerprint: fingerprint.to_owned(),
+        key: key.into(),
+        fingerprint: fingerprint.into(),
         lease_expires_ms: now_ms + 10_000,
         deadline_ms: now_ms + 8_000,
         now_ms,

@@ -54,8 +54,8 @@ mod tests {
 
     fn record(key: &str, state: State, lease_expires_ms: u64) -> Record {
         Record {
-            key: key.to_owned(),
-            fingerprint: "f".to_owned(),
+            key: key.into(),
+            fingerprint: "f".into(),
             state,
             epoch: 1,
             attempts: 1,

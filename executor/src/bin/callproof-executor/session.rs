@@ -22,7 +22,7 @@ impl SessionStore {
 
     fn outer(&self, mut record: Record) -> Record {
         if let Some(key) = record.key.strip_prefix(&self.prefix) {
-            record.key = key.to_owned();
+            record.key = key.into();
         }
         record
     }
@@ -35,7 +35,7 @@ impl Forward for SessionStore {
     }
 
     async fn claim(&self, new: &NewRecord) -> Result<Claim, StoreError> {
-        let inner = NewRecord { key: format!("{}{}", self.prefix, new.key), ..new.clone() };
+        let inner = NewRecord { key: format!("{}{}", self.prefix, new.key).into(), ..new.clone() };
         Ok(match self.inner.claim(&inner).await? {
             Claim::Existing(record) => Claim::Existing(self.outer(record)),
             Claim::Acquired => Claim::Acquired,

@@ -138,8 +138,8 @@ impl Fixture {
     /// lease ended at `lease_expires_ms` and deadline at `deadline_ms`.
     async fn seed(&self, state: State, attempts: u32, outcome: Option<Value>, lease_expires_ms: u64, deadline_ms: u64) {
         let new = NewRecord {
-            key: KEY.to_owned(),
-            fingerprint: self.decoded.arguments_hash.clone(),
+            key: KEY.into(),
+            fingerprint: self.decoded.arguments_hash.as_str().into(),
             lease_expires_ms,
             deadline_ms,
             now_ms: NOW - 10_000,

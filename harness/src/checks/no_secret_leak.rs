@@ -23,39 +23,44 @@ fn run(context: &Context<'_>) -> Outcome {
     judgement.judged_if(!context.transcript.calls.is_empty());
     for call in &context.transcript.calls {
         let Some(raw) = call.answer.raw() else { continue };
-        let mut leaked = Vec::new();
-        carried(raw, &mut leaked);
+        let leaked = markers_carried(raw);
         if !leaked.is_empty() {
-            leaked.sort_by_key(|marker| LEAK_MARKERS.iter().position(|known| known == marker));
-            leaked.dedup();
             judgement.fail(format!("the envelope carries {leaked:?}"), context.evidence(call));
         }
     }
     judgement.outcome()
 }
 
-/// Adds to `found` each marker that a string of `value`, or a member name, holds, walking `value` once. No
-/// marker holds a quote (the only way text of two strings joins in serialised JSON) or a character JSON escapes,
-/// so this finds what a search of the serialised envelope would, without serialising every envelope again after
-/// every step of an exploration.
-fn carried(value: &Value, found: &mut Vec<&'static str>) {
+/// The markers that a string of `value`, or a member name, holds, each once and in the order of
+/// [`LEAK_MARKERS`], found in one walk of `value`. No marker holds a quote (the only way text of two strings
+/// joins in serialised JSON) or a character JSON escapes, so this finds what a search of the serialised envelope
+/// would, without serialising every envelope again after every step of an exploration.
+fn markers_carried(value: &Value) -> Vec<&'static str> {
+    let mut found = [false; LEAK_MARKERS.len()];
+    mark(value, &mut found);
+    LEAK_MARKERS.iter().zip(found).filter_map(|(marker, found)| found.then_some(*marker)).collect()
+}
+
+fn mark(value: &Value, found: &mut [bool; LEAK_MARKERS.len()]) {
     match value {
-        Value::String(text) => markers_in(text, found),
-        Value::Array(items) => items.iter().for_each(|item| carried(item, found)),
+        Value::String(text) => mark_text(text, found),
+        Value::Array(items) => items.iter().for_each(|item| mark(item, found)),
         Value::Object(members) => members.iter().for_each(|(name, member)| {
-            markers_in(name, found);
-            carried(member, found);
+            mark_text(name, found);
+            mark(member, found);
         }),
         Value::Null | Value::Bool(_) | Value::Number(_) => {}
     }
 }
 
-/// Adds the markers `text` holds to `found`; a text shorter than every marker holds none.
-fn markers_in(text: &str, found: &mut Vec<&'static str>) {
+/// Marks the markers `text` holds; a text shorter than every marker holds none.
+fn mark_text(text: &str, found: &mut [bool; LEAK_MARKERS.len()]) {
     if text.len() < SHORTEST_MARKER {
         return;
     }
-    found.extend(LEAK_MARKERS.iter().copied().filter(|marker| text.contains(marker)));
+    for (marker, found) in LEAK_MARKERS.iter().zip(found.iter_mut()) {
+        *found |= text.contains(marker);
+    }
 }
 
 const SHORTEST_MARKER: usize = {
@@ -70,12 +75,10 @@ const SHORTEST_MARKER: usize = {
     shortest
 };
 
-/// Whether `value` carries `marker` anywhere [`carried`] looks.
+/// Whether `value` carries `marker` anywhere [`markers_carried`] looks.
 #[cfg(test)]
 fn carries(value: &Value, marker: &str) -> bool {
-    let mut found = Vec::new();
-    carried(value, &mut found);
-    found.contains(&marker)
+    markers_carried(value).contains(&marker)
 }
 
 #[cfg(test)]
@@ -110,11 +113,7 @@ mod tests {
     fn each_marker_is_named_once_in_the_order_of_the_markers() {
         let [first, second, ..] = LEAK_MARKERS;
         let envelope = serde_json::json!({"a": format!("{second} {first}"), "b": [second], (first.to_owned()): 1});
-        let mut found = Vec::new();
-        carried(&envelope, &mut found);
-        found.sort_by_key(|marker| LEAK_MARKERS.iter().position(|known| known == marker));
-        found.dedup();
-        assert_eq!(found, [first, second]);
+        assert_eq!(markers_carried(&envelope), [first, second]);
     }
 
     #[test]

@@ -324,7 +324,7 @@ const KINDS: &[(u32, Kind)] =
     &[(5, Kind::Submit), (1, Kind::Burst), (4, Kind::Retry), (1, Kind::Duplicate), (1, Kind::Changed), (2, Kind::Wait)];
 
 /// A move: its kind, and every value any kind may use, each drawn once (a kind ignores the values it has no
-/// field for; shrinking such a value changes nothing and costs one run).
+/// field for; shrinking passes over those, see [`SkipUnchanged`]).
 fn one_move() -> impl Strategy<Value = Move> {
     let budget = weighted(&[(1, 300u64), (1, 1000), (1, 3000)]);
     let wait = weighted(&[(1, 100u64), (1, 1000), (1, 3000)]);

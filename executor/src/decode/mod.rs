@@ -109,25 +109,26 @@ pub(crate) fn check_schema(tool: &Registered, arguments: &Value, limits: &Limits
         return Ok(());
     }
     let (violations, truncated) = tool.input.violations(arguments, limits.max_violations.max(1));
-    let first = violations.first().cloned().unwrap_or(Violation {
-        path: String::new(),
-        keyword: "schema".to_owned(),
-        message: "the arguments do not match the schema".to_owned(),
-        members: Vec::new(),
-    });
-    let members_of = |keyword: &str| -> Vec<String> {
-        let named = violations.iter().filter(|violation| violation.keyword == keyword);
-        named.flat_map(|violation| violation.members.iter().cloned()).collect()
+    let (path, keyword, message) = match violations.first() {
+        Some(first) => (first.path.clone(), first.keyword.clone(), first.message.as_str()),
+        None => (String::new(), "schema".to_owned(), "the arguments do not match the schema"),
     };
-    let (missing, unexpected) = (members_of("required"), members_of("additionalProperties"));
-    let mut body = ErrorBody::new(
-        ErrorCode::SchemaViolation,
-        format!("argument {} is invalid: {}", display_path(&first.path), first.message),
-    )
-    .with("path", first.path.clone())
-    .with("keyword", first.keyword.clone())
-    .with("violations", violations.iter().map(Violation::to_json).collect::<Vec<_>>())
-    .with("violations_truncated", truncated);
+    let message = format!("argument {} is invalid: {message}", display_path(&path));
+    let (mut missing, mut unexpected) = (Vec::new(), Vec::new());
+    let mut listed = Vec::with_capacity(violations.len());
+    for mut violation in violations {
+        match violation.keyword.as_str() {
+            "required" => missing.append(&mut violation.members),
+            "additionalProperties" => unexpected.append(&mut violation.members),
+            _ => {}
+        }
+        listed.push(violation.into_json());
+    }
+    let mut body = ErrorBody::new(ErrorCode::SchemaViolation, message)
+        .with("path", path)
+        .with("keyword", keyword)
+        .with("violations", listed)
+        .with("violations_truncated", truncated);
     for (name, members) in [("missing", missing), ("unexpected", unexpected)] {
         if !members.is_empty() {
             body = body.with(name, members);

@@ -9,7 +9,7 @@
 
 use jsonschema::error::ValidationErrorKind;
 use jsonschema::{Keyword, ValidationError, Validator};
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -60,9 +60,10 @@ pub struct Violation {
 }
 
 impl Violation {
-    /// The violation as a JSON object.
-    pub fn to_json(&self) -> Value {
-        json!({"path": self.path, "keyword": self.keyword, "message": self.message})
+    /// The violation as a JSON object (`members` are reported apart, as `missing` or `unexpected`).
+    pub fn into_json(self) -> Value {
+        let fields = [("path", self.path), ("keyword", self.keyword), ("message", self.message)];
+        Value::Object(fields.into_iter().map(|(name, text)| (name.to_owned(), Value::String(text))).collect())
     }
 }
 
@@ -111,11 +112,13 @@ impl CompiledSchema {
     pub fn violations(&self, value: &Value, limit: usize) -> (Vec<Violation>, bool) {
         let mut found: Vec<Violation> =
             self.validator.iter_errors(value).take(VIOLATIONS_EXAMINED).map(|error| self.violation(&error)).collect();
-        let mut first_at: BTreeMap<String, usize> = BTreeMap::new();
-        for (index, violation) in found.iter().enumerate() {
-            first_at.entry(violation.path.clone()).or_insert(index);
+        if found.len() > 1 {
+            let mut first_at: BTreeMap<String, usize> = BTreeMap::new();
+            for (index, violation) in found.iter().enumerate() {
+                first_at.entry(violation.path.clone()).or_insert(index);
+            }
+            found.sort_by_key(|violation| (first_at[&violation.path], violation.keyword != "type"));
         }
-        found.sort_by_key(|violation| (first_at[&violation.path], violation.keyword != "type"));
         let truncated = found.len() > limit;
         found.truncate(limit);
         (found, truncated)
@@ -123,6 +126,9 @@ impl CompiledSchema {
 
     /// Whether the JSON pointer `path` lies inside a property marked sensitive.
     pub fn is_sensitive(&self, path: &str) -> bool {
+        if self.sensitive.is_empty() {
+            return false;
+        }
         let segments: Vec<&str> = path.split('/').skip(1).collect();
         self.sensitive.iter().any(|pattern| {
             pattern.len() <= segments.len()
@@ -147,7 +153,7 @@ impl CompiledSchema {
         } else {
             (error.kind().keyword().to_owned(), error.to_string())
         };
-        let member = |name: &str| format!("{path}/{}", name.replace('~', "~0").replace('/', "~1"));
+        let member = |name: &str| pointer_to_member(&path, name);
         let members = match error.kind() {
             ValidationErrorKind::Required { property } => property.as_str().map(member).into_iter().collect(),
             ValidationErrorKind::AdditionalProperties { unexpected } => {
@@ -157,6 +163,27 @@ impl CompiledSchema {
         };
         Violation { path, keyword, message: truncate(raw_message), members }
     }
+}
+
+/// The JSON pointer of member `name` of the value at pointer `parent` (`~` and `/` escaped as RFC 6901 says).
+fn pointer_to_member(parent: &str, name: &str) -> String {
+    let mut pointer = String::with_capacity(parent.len() + 1 + name.len());
+    pointer.push_str(parent);
+    pointer.push('/');
+    for piece in name.split_inclusive(['~', '/']) {
+        match piece.as_bytes().last() {
+            Some(b'~') => {
+                pointer.push_str(&piece[..piece.len() - 1]);
+                pointer.push_str("~0");
+            }
+            Some(b'/') => {
+                pointer.push_str(&piece[..piece.len() - 1]);
+                pointer.push_str("~1");
+            }
+            _ => pointer.push_str(piece),
+        }
+    }
+    pointer
 }
 
 fn truncate(mut message: String) -> String {
@@ -243,7 +270,7 @@ fn collect_sensitive(schema: &Value, at: &mut Vec<String>, found: &mut Vec<Vec<S
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::Map;
+    use serde_json::{Map, json};
 
     fn refund_schema() -> Value {
         json!({
@@ -306,6 +333,19 @@ mod tests {
         let mut unexpected = named("additionalProperties");
         unexpected.sort();
         assert_eq!(unexpected, ["/a~1b", "/note"]);
+    }
+
+    #[test]
+    fn member_pointers_escape_tilde_then_slash() {
+        for (parent, name, pointer) in [
+            ("", "plain", "/plain"),
+            ("/a", "x/y", "/a/x~1y"),
+            ("", "~1", "/~01"),
+            ("/0", "a~/b~", "/0/a~0~1b~0"),
+            ("", "", "/"),
+        ] {
+            assert_eq!(pointer_to_member(parent, name), pointer, "{parent:?} {name:?}");
+        }
     }
 
     #[test]

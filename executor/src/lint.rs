@@ -8,6 +8,7 @@
 //! 1000 enum values in all, 15 000 characters for the values of one enum with more than 250 values, and
 //! 120 000 characters of property names, definition names, enum and const values.
 
+use crate::decode::push_pointer_token;
 use serde_json::{Map, Value};
 
 /// Most object properties in one schema.
@@ -240,7 +241,9 @@ fn is_object_type(node: &Map<String, Value>) -> bool {
 }
 
 fn escape(name: &str) -> String {
-    name.replace('~', "~0").replace('/', "~1")
+    let mut token = String::new();
+    push_pointer_token(&mut token, name);
+    token
 }
 
 #[cfg(test)]

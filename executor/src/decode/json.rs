@@ -222,11 +222,23 @@ fn pointer(innermost_first: Vec<Segment>) -> String {
     for segment in innermost_first.into_iter().rev() {
         path.push('/');
         match segment {
-            Segment::Key(key) => path.push_str(&key.replace('~', "~0").replace('/', "~1")),
+            Segment::Key(key) => push_pointer_token(&mut path, &key),
             Segment::Index(index) => path.push_str(&index.to_string()),
         }
     }
     path
+}
+
+/// Appends member name `name` to a JSON pointer as one reference token: `~` becomes `~0` and `/` becomes `~1`
+/// (RFC 6901), so a name that contains either still names one member.
+pub(crate) fn push_pointer_token(pointer: &mut String, name: &str) {
+    for character in name.chars() {
+        match character {
+            '~' => pointer.push_str("~0"),
+            '/' => pointer.push_str("~1"),
+            other => pointer.push(other),
+        }
+    }
 }
 
 /// serde_json reports the line and the count of bytes read on it; turn that into our three numbers, which all

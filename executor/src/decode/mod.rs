@@ -7,6 +7,7 @@
 mod json;
 mod schema;
 
+pub(crate) use json::push_pointer_token;
 pub use json::{JsonFault, Position, parse_strict, parse_strict_str};
 pub use schema::{CompiledSchema, SENSITIVE, Violation};
 

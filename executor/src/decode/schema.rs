@@ -7,6 +7,7 @@
 //! text compiles to the same validator, so compilations are shared process-wide (up to [`CACHED_SCHEMAS`]
 //! distinct schemas): an executor assembled again, as exploration does once per schedule, compiles nothing.
 
+use super::push_pointer_token;
 use jsonschema::error::ValidationErrorKind;
 use jsonschema::{Keyword, ValidationError, Validator};
 use serde_json::Value;
@@ -165,24 +166,12 @@ impl CompiledSchema {
     }
 }
 
-/// The JSON pointer of member `name` of the value at pointer `parent` (`~` and `/` escaped as RFC 6901 says).
+/// The JSON pointer of member `name` of the value at pointer `parent`.
 fn pointer_to_member(parent: &str, name: &str) -> String {
     let mut pointer = String::with_capacity(parent.len() + 1 + name.len());
     pointer.push_str(parent);
     pointer.push('/');
-    for piece in name.split_inclusive(['~', '/']) {
-        match piece.as_bytes().last() {
-            Some(b'~') => {
-                pointer.push_str(&piece[..piece.len() - 1]);
-                pointer.push_str("~0");
-            }
-            Some(b'/') => {
-                pointer.push_str(&piece[..piece.len() - 1]);
-                pointer.push_str("~1");
-            }
-            _ => pointer.push_str(piece),
-        }
-    }
+    push_pointer_token(&mut pointer, name);
     pointer
 }
 
@@ -250,7 +239,9 @@ fn collect_sensitive(schema: &Value, at: &mut Vec<String>, found: &mut Vec<Vec<S
     }
     if let Some(Value::Object(properties)) = members.get("properties") {
         for (name, property) in properties {
-            at.push(name.replace('~', "~0").replace('/', "~1"));
+            let mut token = String::new();
+            push_pointer_token(&mut token, name);
+            at.push(token);
             collect_sensitive(property, at, found);
             at.pop();
         }

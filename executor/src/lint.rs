@@ -8,7 +8,7 @@
 //! 1000 enum values in all, 15 000 characters for the values of one enum with more than 250 values, and
 //! 120 000 characters of property names, definition names, enum and const values.
 
-use crate::decode::push_pointer_token;
+use crate::decode::pointer_token;
 use serde_json::{Map, Value};
 
 /// Most object properties in one schema.
@@ -156,7 +156,7 @@ impl Lint {
                 "$defs" | "definitions" => {
                     for (name, definition) in child.as_object().into_iter().flatten() {
                         self.text_chars += name.chars().count();
-                        self.walk(definition, &format!("{path}/{keyword}/{}", escape(name)), depth);
+                        self.walk(definition, &format!("{path}/{keyword}/{}", pointer_token(name)), depth);
                     }
                 }
                 _ => {}
@@ -178,7 +178,7 @@ impl Lint {
         for (name, property) in properties {
             self.properties += 1;
             self.text_chars += name.chars().count();
-            let property_path = format!("{path}/properties/{}", escape(name));
+            let property_path = format!("{path}/properties/{}", pointer_token(name));
             if !required.contains(&name.as_str()) {
                 self.find(
                     Rule::PropertyNotRequired,
@@ -238,12 +238,6 @@ fn is_object_type(node: &Map<String, Value>) -> bool {
         Some(Value::Array(kinds)) => kinds.iter().any(|kind| kind == "object"),
         _ => false,
     }
-}
-
-fn escape(name: &str) -> String {
-    let mut token = String::new();
-    push_pointer_token(&mut token, name);
-    token
 }
 
 #[cfg(test)]

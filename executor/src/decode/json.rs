@@ -232,6 +232,7 @@ fn pointer(innermost_first: Vec<Segment>) -> String {
 /// Appends member name `name` to a JSON pointer as one reference token: `~` becomes `~0` and `/` becomes `~1`
 /// (RFC 6901), so a name that contains either still names one member.
 pub(crate) fn push_pointer_token(pointer: &mut String, name: &str) {
+    pointer.reserve(name.len());
     for character in name.chars() {
         match character {
             '~' => pointer.push_str("~0"),
@@ -239,6 +240,13 @@ pub(crate) fn push_pointer_token(pointer: &mut String, name: &str) {
             other => pointer.push(other),
         }
     }
+}
+
+/// Member name `name` as one JSON-pointer reference token ([`push_pointer_token`]).
+pub(crate) fn pointer_token(name: &str) -> String {
+    let mut token = String::new();
+    push_pointer_token(&mut token, name);
+    token
 }
 
 /// serde_json reports the line and the count of bytes read on it; turn that into our three numbers, which all

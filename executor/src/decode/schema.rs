@@ -7,7 +7,7 @@
 //! text compiles to the same validator, so compilations are shared process-wide (up to [`CACHED_SCHEMAS`]
 //! distinct schemas): an executor assembled again, as exploration does once per schedule, compiles nothing.
 
-use super::push_pointer_token;
+use super::{pointer_token, push_pointer_token};
 use jsonschema::error::ValidationErrorKind;
 use jsonschema::{Keyword, ValidationError, Validator};
 use serde_json::Value;
@@ -239,9 +239,7 @@ fn collect_sensitive(schema: &Value, at: &mut Vec<String>, found: &mut Vec<Vec<S
     }
     if let Some(Value::Object(properties)) = members.get("properties") {
         for (name, property) in properties {
-            let mut token = String::new();
-            push_pointer_token(&mut token, name);
-            at.push(token);
+            at.push(pointer_token(name));
             collect_sensitive(property, at, found);
             at.pop();
         }

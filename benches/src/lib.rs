@@ -8,6 +8,7 @@
 
 use async_trait::async_trait;
 use callproof_executor::app::catalog;
+use callproof_executor::canonical::Sha256Hex;
 use callproof_executor::decode::{Decoded, Limits, decode};
 use callproof_executor::idempotency::{KeyInput, derive_key};
 use callproof_executor::tool::{Output, ToolContext, ToolFailure};
@@ -185,7 +186,7 @@ fn hex(bytes: &[u8]) -> String {
 /// What the executor does with a call before it claims: the strict decode, then the idempotency key without a
 /// business request id (it hashes the canonical arguments again, with tenant, subject and tool). Only valid
 /// cases are timed this way: a refused one panics, naming the case's tool.
-pub fn decode_and_key(call: &ToolCall, tools: &Tools, limits: &Limits, auth: &AuthContext) -> (Decoded, String) {
+pub fn decode_and_key(call: &ToolCall, tools: &Tools, limits: &Limits, auth: &AuthContext) -> (Decoded, Sha256Hex) {
     let decoded = decode(call, tools, limits).unwrap_or_else(|error| panic!("{}: {error:?}", call.name));
     let key = derive_key(&KeyInput {
         auth,
@@ -285,7 +286,7 @@ mod tests {
             let validator = plain_validator(&input_schema(case.tool));
             let call = ToolCall::raw("call_1", case.tool, case.arguments.clone());
             let decoded = decode(&call, &tools, &Limits::default()).expect("valid");
-            assert_eq!(floor(&case.arguments, &validator), Some(decoded.arguments_hash), "{}", case.name);
+            assert_eq!(floor(&case.arguments, &validator), Some(decoded.arguments_hash.into()), "{}", case.name);
         }
     }
 }

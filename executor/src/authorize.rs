@@ -86,7 +86,7 @@ fn check_approval(input: &AccessInput<'_>) -> Result<(), ErrorBody> {
         ("subject_id", approval.subject_id == input.auth.subject_id),
         ("tenant_id", approval.tenant_id == input.auth.tenant_id),
         ("tool", approval.tool == spec.name),
-        ("arguments_hash", approval.arguments_hash == input.decoded.arguments_hash),
+        ("arguments_hash", input.decoded.arguments_hash == approval.arguments_hash),
         ("risk", approval.risk == spec.risk),
     ]
     .into_iter()

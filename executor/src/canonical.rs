@@ -22,6 +22,29 @@ pub fn canonical_json(value: &Value) -> String {
     out
 }
 
+/// SHA-256 of the canonical text of `value`, written into a buffer the thread reuses: the executor only hashes
+/// the text, so a call allocates (and frees) no `String` for it. A buffer that grew past
+/// [`SCRATCH_KEPT_BYTES`] is freed after use, so a thread keeps at most that much.
+pub fn canonical_digest(value: &Value) -> [u8; 32] {
+    SCRATCH.with_borrow_mut(|text| {
+        text.clear();
+        push_canonical(value, text);
+        let digest = sha256(text.as_bytes());
+        if text.capacity() > SCRATCH_KEPT_BYTES {
+            *text = String::new();
+        }
+        digest
+    })
+}
+
+/// Largest buffer a thread keeps for the next [`canonical_digest`].
+const SCRATCH_KEPT_BYTES: usize = 128 * 1024;
+
+thread_local! {
+    /// The buffer [`canonical_digest`] writes into.
+    static SCRATCH: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+}
+
 /// Appends the canonical text of `value` to `out`. Written into a `String`, so the text never needs a UTF-8
 /// check: only JSON punctuation, ASCII digits and (escaped) `&str`s are ever pushed.
 pub(crate) fn push_canonical(value: &Value, out: &mut String) {
@@ -148,7 +171,85 @@ const HEX_DIGITS: &[u8; 16] = b"0123456789abcdef";
 
 /// Lowercase hex SHA-256 of `bytes`.
 pub fn sha256_hex(bytes: &[u8]) -> String {
-    hex(&sha256(bytes))
+    Sha256Hex::of(bytes).into()
+}
+
+/// The lowercase hex of a SHA-256 digest, held inline: 64 ASCII bytes and no allocation. Every call makes two
+/// (its `arguments_hash` and its idempotency key), and most of their uses only read them; a `String` is made
+/// where one is kept.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Sha256Hex([u8; 64]);
+
+impl Sha256Hex {
+    /// The hex of SHA-256 over `bytes`.
+    pub fn of(bytes: &[u8]) -> Sha256Hex {
+        Sha256Hex::from_digest(&sha256(bytes))
+    }
+
+    /// The hex of an already computed digest.
+    pub fn from_digest(digest: &[u8; 32]) -> Sha256Hex {
+        let mut text = [0u8; 64];
+        for (pair, byte) in text.chunks_exact_mut(2).zip(digest) {
+            pair.copy_from_slice(&HEX_PAIRS[usize::from(*byte)]);
+        }
+        Sha256Hex(text)
+    }
+
+    /// The 64 hex digits.
+    pub fn as_str(&self) -> &str {
+        // Only hex digits are ever written; the check is a word-at-a-time ASCII scan of 64 bytes.
+        std::str::from_utf8(&self.0).expect("hex digits are ASCII")
+    }
+}
+
+impl std::ops::Deref for Sha256Hex {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl std::fmt::Display for Sha256Hex {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.write_str(self.as_str())
+    }
+}
+
+impl std::fmt::Debug for Sha256Hex {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(self.as_str(), formatter)
+    }
+}
+
+impl PartialEq<str> for Sha256Hex {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for Sha256Hex {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl PartialEq<String> for Sha256Hex {
+    fn eq(&self, other: &String) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl From<Sha256Hex> for String {
+    fn from(hex: Sha256Hex) -> String {
+        hex.as_str().to_owned()
+    }
+}
+
+impl From<Sha256Hex> for std::sync::Arc<str> {
+    fn from(hex: Sha256Hex) -> std::sync::Arc<str> {
+        std::sync::Arc::from(hex.as_str())
+    }
 }
 
 /// SHA-256 of `bytes`.
@@ -230,6 +331,30 @@ mod tests {
     fn hex_is_lowercase_and_two_digits_per_byte() {
         assert_eq!(hex(&[0x00, 0x0f, 0xa0, 0xff]), "000fa0ff");
         assert_eq!(hex(&[]), "");
+    }
+
+    #[test]
+    fn the_digest_is_of_the_canonical_text_whatever_the_scratch_held_before() {
+        let large = json!({"items": vec!["x".repeat(1000); 200], "note": "large"});
+        let small = json!({"b": 1, "a": [true, null]});
+        for value in [&small, &large, &small, &large, &small] {
+            assert_eq!(canonical_digest(value), sha256(canonical_json(value).as_bytes()));
+        }
+        SCRATCH.with_borrow(|text| assert!(text.capacity() <= SCRATCH_KEPT_BYTES, "a large buffer is freed"));
+        canonical_digest(&small);
+        SCRATCH.with_borrow(|text| assert!(text.capacity() > 0, "a small buffer is kept"));
+    }
+
+    #[test]
+    fn the_inline_hex_is_the_hex_of_the_digest() {
+        let digest = sha256(b"abc");
+        let inline = Sha256Hex::from_digest(&digest);
+        assert_eq!(inline.as_str(), hex(&digest));
+        assert_eq!(inline, Sha256Hex::of(b"abc"));
+        assert_eq!(String::from(inline), sha256_hex(b"abc"));
+        assert_eq!(&*std::sync::Arc::<str>::from(inline), inline.as_str());
+        assert_eq!(format!("{inline} {inline:?}"), format!("{0} \"{0}\"", hex(&digest)));
+        assert_ne!(inline, Sha256Hex::of(b"abd"));
     }
 
     #[test]

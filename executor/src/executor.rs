@@ -7,6 +7,7 @@
 
 use crate::audit::{AuditNote, AuditSink, Cause, Decision, NoAudit};
 use crate::authorize::{AccessInput, OwnershipInput};
+use crate::canonical::Sha256Hex;
 use crate::clock::{Clock, SystemClock};
 use crate::deadline::{self, Elapsed};
 use crate::decode::{Decoded, Limits};
@@ -40,7 +41,7 @@ pub struct Stages {
     /// Stage 2b: resource ownership.
     pub check_ownership: fn(&OwnershipInput<'_>) -> Result<(), ErrorBody>,
     /// Stage 3: the idempotency key of the business operation.
-    pub derive_key: fn(&KeyInput<'_>) -> String,
+    pub derive_key: fn(&KeyInput<'_>) -> Sha256Hex,
     /// Stage 3: how to resolve an UNKNOWN record.
     pub plan_reconciliation: fn(&Registered) -> Plan,
     /// Stage 6: what a tool's answer means.

@@ -101,7 +101,7 @@ impl<'r> Run<'r> {
         let spec = decoded.tool.spec();
         self.trail.tool_version = Some(spec.version.clone());
         self.trail.schema_version = Some(decoded.tool.schema_version.clone());
-        self.trail.arguments_hash = Some(decoded.arguments_hash.clone());
+        self.trail.arguments_hash = Some(decoded.arguments_hash.into());
         if config.audit_arguments {
             self.trail.arguments = Some(audited_arguments(config, decoded));
         }

@@ -301,14 +301,14 @@ fn name() -> impl Strategy<Value = String> {
 
 fn key(tenant: &str, subject: &str, tool: &str, business: Option<&str>, arguments: &str, call: &str, n: u32) -> String {
     let auth = AuthContext::new(subject, tenant, &[]);
-    derive_key(&KeyInput {
+    String::from(derive_key(&KeyInput {
         auth: &auth,
         tool,
         arguments_digest: &callproof_executor::canonical::sha256(arguments.as_bytes()),
         business_request_id: business,
         call_id: call,
         attempt: n,
-    })
+    }))
 }
 
 proptest! {

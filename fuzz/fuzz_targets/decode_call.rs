@@ -7,7 +7,7 @@
 #![no_main]
 
 use callproof_executor::app::{HttpDownstream, conformance_app};
-use callproof_executor::canonical::sha256_hex;
+use callproof_executor::canonical::{canonical_json, sha256_hex};
 use callproof_executor::decode::{Limits, decode, parse_strict};
 use callproof_executor::error::Category;
 use callproof_executor::{ToolCall, Tools};
@@ -35,9 +35,10 @@ fuzz_target!(|bytes: &[u8]| {
     let call = ToolCall::raw("call_fuzz", name.as_str(), text);
     match decode(&call, tools, &Limits::default()) {
         Ok(decoded) => {
-            let reparsed = parse_strict(decoded.canonical.as_bytes(), Limits::MAX_DEPTH).expect("canonical parses");
+            let canonical = canonical_json(&decoded.arguments);
+            let reparsed = parse_strict(canonical.as_bytes(), Limits::MAX_DEPTH).expect("canonical parses");
             assert!(same_value(&reparsed, &decoded.arguments), "canonical form parses back to another value");
-            assert_eq!(sha256_hex(decoded.canonical.as_bytes()), decoded.arguments_hash, "hash of another text");
+            assert_eq!(sha256_hex(canonical.as_bytes()), decoded.arguments_hash.as_str(), "hash of another text");
         }
         Err(refusal) => {
             let category = refusal.category();

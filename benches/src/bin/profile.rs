@@ -62,7 +62,7 @@ fn main() {
             }));
         };
         let mut hash_call = || {
-            black_box(callproof_executor::canonical::sha256_hex(black_box(decoded.canonical.as_bytes())));
+            black_box(callproof_executor::canonical::sha256_hex(black_box(canonical.as_bytes())));
         };
         let key_medians = callproof_benches::paired(count as usize, 100, &mut [&mut key_call, &mut hash_call]);
         eprintln!("derive_key {:.0} ns, sha256_hex(canonical) {:.0} ns", key_medians[0], key_medians[1]);

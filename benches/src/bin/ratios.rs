@@ -238,7 +238,7 @@ fn decode_table(run: &Run, out: &mut String) {
 fn strict_outcome(tool: &str, arguments: &str) -> Result<String, String> {
     let call = ToolCall::raw("call_1", tool, arguments.to_owned());
     match decode(&call, &noop_tools(), &Limits::default()) {
-        Ok(decoded) => Ok(decoded.arguments_hash),
+        Ok(decoded) => Ok(decoded.arguments_hash.into()),
         Err(error) => Err(error.code().as_str().to_owned()),
     }
 }

@@ -11,7 +11,7 @@ pub use json::{JsonFault, Position, parse_strict, parse_strict_str};
 pub(crate) use json::{pointer_token, push_pointer_token};
 pub use schema::{CompiledSchema, SENSITIVE, Violation};
 
-use crate::canonical::{canonical_json, hex, sha256};
+use crate::canonical::{Sha256Hex, canonical_digest};
 use crate::error::{ErrorBody, ErrorCode};
 use crate::registry::{Registered, Tools};
 use crate::request::{Arguments, ToolCall};
@@ -47,12 +47,11 @@ pub struct Decoded {
     pub tool: Arc<Registered>,
     /// The arguments, exactly as parsed.
     pub arguments: Value,
-    /// Canonical JSON of the arguments.
-    pub canonical: String,
-    /// SHA-256 of `canonical`: what the idempotency key is derived from.
+    /// SHA-256 of the canonical JSON of the arguments ([`crate::canonical`]): what the idempotency key is
+    /// derived from. The canonical text itself is not kept; `canonical_json(&arguments)` gives it again.
     pub arguments_digest: [u8; 32],
     /// Lowercase hex of `arguments_digest`.
-    pub arguments_hash: String,
+    pub arguments_hash: Sha256Hex,
 }
 
 /// The reference decode stage.
@@ -140,10 +139,9 @@ pub(crate) fn check_schema(tool: &Registered, arguments: &Value, limits: &Limits
 
 /// Canonical form and hash of arguments that passed every check.
 pub(crate) fn finish(tool: Arc<Registered>, arguments: Value) -> Decoded {
-    let canonical = canonical_json(&arguments);
-    let arguments_digest = sha256(canonical.as_bytes());
-    let arguments_hash = hex(&arguments_digest);
-    Decoded { tool, arguments, canonical, arguments_digest, arguments_hash }
+    let arguments_digest = canonical_digest(&arguments);
+    let arguments_hash = Sha256Hex::from_digest(&arguments_digest);
+    Decoded { tool, arguments, arguments_digest, arguments_hash }
 }
 
 fn check_size(size: usize, limits: &Limits) -> Result<(), ErrorBody> {

@@ -9,6 +9,7 @@
 
 use crate::audit::{AuditNote, Cause, StoreStep};
 use crate::business;
+use crate::canonical::Sha256Hex;
 use crate::clock::Clock;
 use crate::deadline;
 use crate::decode::Decoded;
@@ -55,7 +56,7 @@ pub(crate) struct Protocol<'a> {
     /// Wall time for leases and deadlines; monotonic time for the status query's deadline.
     pub(crate) clock: &'a dyn Clock,
     /// The key of the business operation.
-    pub(crate) derive_key: fn(&KeyInput<'_>) -> String,
+    pub(crate) derive_key: fn(&KeyInput<'_>) -> Sha256Hex,
     /// How an UNKNOWN record is resolved.
     pub(crate) plan: fn(&Registered) -> Plan,
     /// Stage 7, for a result a status query reports.

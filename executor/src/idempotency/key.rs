@@ -8,7 +8,7 @@
 //! format [`RECORD_FORMAT`]; format 1 keys hashed canonical JSON of the arguments themselves (docs/stores.md).
 
 use crate::auth::AuthContext;
-use crate::canonical::hex;
+use crate::canonical::Sha256Hex;
 use sha2::{Digest, Sha256};
 
 /// The record format whose keys [`derive_key`] derives. Format 1 (before versioning) was SHA-256 of canonical
@@ -43,7 +43,7 @@ pub struct KeyInput<'a> {
 
 /// The reference key derivation. For short names (the conformance app's ids) the material fits one SHA-256
 /// block; the arguments, whatever their size, are never hashed again.
-pub fn derive_key(input: &KeyInput<'_>) -> String {
+pub fn derive_key(input: &KeyInput<'_>) -> Sha256Hex {
     let mut hasher = Sha256::new();
     for name in [&input.auth.tenant_id, &input.auth.subject_id, input.tool] {
         hasher.update(name.as_bytes());
@@ -59,7 +59,7 @@ pub fn derive_key(input: &KeyInput<'_>) -> String {
             hasher.update(input.arguments_digest);
         }
     }
-    hex(&hasher.finalize())
+    Sha256Hex::from_digest(&hasher.finalize().into())
 }
 
 #[cfg(test)]

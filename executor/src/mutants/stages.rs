@@ -1,7 +1,7 @@
 //! Broken stage functions: each is the reference stage with one classic bug.
 
 use crate::authorize::{self, AccessInput, OwnershipInput};
-use crate::canonical::{canonical_json, hex, sha256_hex};
+use crate::canonical::{Sha256Hex, canonical_json, hex};
 use crate::decode::{self, Decoded, Limits};
 use crate::error::{ErrorBody, ErrorCode, Resolution};
 use crate::idempotency::{self, KeyInput};
@@ -106,7 +106,7 @@ pub fn ownership_unchecked(_input: &OwnershipInput<'_>) -> Result<(), ErrorBody>
 pub fn approval_ignoring_arguments(input: &AccessInput<'_>) -> Result<(), ErrorBody> {
     let mut auth = input.auth.clone();
     if let Some(approval) = &mut auth.approval {
-        approval.arguments_hash.clone_from(&input.decoded.arguments_hash);
+        approval.arguments_hash = input.decoded.arguments_hash.into();
         approval.risk = input.decoded.tool.spec().risk;
     }
     authorize::check_access(&AccessInput { auth: &auth, ..*input })
@@ -132,20 +132,20 @@ pub fn scope_after_lookup(input: &OwnershipInput<'_>) -> Result<(), ErrorBody> {
 }
 
 /// The key is derived from the model's call_id: a retry with a new call_id is a new operation.
-pub fn key_from_call_id(input: &KeyInput<'_>) -> String {
-    sha256_hex(
+pub fn key_from_call_id(input: &KeyInput<'_>) -> Sha256Hex {
+    Sha256Hex::of(
         format!("{}|{}|{}|{}", input.auth.tenant_id, input.auth.subject_id, input.tool, input.call_id).as_bytes(),
     )
 }
 
 /// The key includes the attempt number: every retry is a new operation.
-pub fn key_per_attempt(input: &KeyInput<'_>) -> String {
-    sha256_hex(format!("{}|{}", idempotency::derive_key(input), input.attempt).as_bytes())
+pub fn key_per_attempt(input: &KeyInput<'_>) -> Sha256Hex {
+    Sha256Hex::of(format!("{}|{}", idempotency::derive_key(input), input.attempt).as_bytes())
 }
 
 /// The key hashes the arguments even when a business request id is given: the same business request with
 /// changed arguments is silently a second operation instead of a conflict.
-pub fn key_hashes_arguments(input: &KeyInput<'_>) -> String {
+pub fn key_hashes_arguments(input: &KeyInput<'_>) -> Sha256Hex {
     let material = json!({
         "arguments_hash": hex(input.arguments_digest),
         "business_request_id": input.business_request_id,
@@ -153,7 +153,7 @@ pub fn key_hashes_arguments(input: &KeyInput<'_>) -> String {
         "tenant_id": input.auth.tenant_id,
         "tool": input.tool,
     });
-    sha256_hex(canonical_json(&material).as_bytes())
+    Sha256Hex::of(canonical_json(&material).as_bytes())
 }
 
 /// A timeout is a timeout: reported as not started (retryable) even after the request was sent.

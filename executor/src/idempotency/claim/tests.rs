@@ -17,7 +17,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use tokio::time::Instant;
 
-const KEY: &str = "k_1";
+/// The key every call of these tests gets.
+fn the_key() -> Sha256Hex {
+    Sha256Hex::of(b"k_1")
+}
 const NOW: u64 = 1_000_000;
 
 /// Wall time the test sets; monotonic time is tokio's.
@@ -111,7 +114,7 @@ impl Fixture {
         Protocol {
             store: &*self.store,
             clock: &self.clock,
-            derive_key: |_| KEY.to_owned(),
+            derive_key: |_| the_key(),
             plan: self.plan,
             validate_output: output::validate_output,
             max_attempts: self.max_attempts,
@@ -131,14 +134,14 @@ impl Fixture {
     }
 
     async fn record(&self) -> Record {
-        self.store.load(KEY).await.expect("the store answers").expect("a record")
+        self.store.load(&the_key()).await.expect("the store answers").expect("a record")
     }
 
     /// A record of this operation in `state`, after `attempts` attempts, storing `outcome`, whose last attempt's
     /// lease ended at `lease_expires_ms` and deadline at `deadline_ms`.
     async fn seed(&self, state: State, attempts: u32, outcome: Option<Value>, lease_expires_ms: u64, deadline_ms: u64) {
         let new = NewRecord {
-            key: KEY.into(),
+            key: the_key().into(),
             fingerprint: self.decoded.arguments_hash.as_str().into(),
             lease_expires_ms,
             deadline_ms,
@@ -159,7 +162,7 @@ impl Fixture {
     }
 
     async fn moved(&self, record: &mut Record, update: Update) {
-        assert!(self.store.advance(KEY, record.version(), update.clone()).await.expect("advance"));
+        assert!(self.store.advance(&the_key(), record.version(), update.clone()).await.expect("advance"));
         update.apply_to(record);
     }
 }
@@ -187,7 +190,7 @@ fn stored(ok: bool) -> Value {
         request_id: "req_0".into(),
         call_id: "call_0".into(),
         attempt: 1,
-        idempotency_key: Some(KEY.into()),
+        idempotency_key: Some(the_key().into()),
         replayed: false,
         reconciled: false,
     };
@@ -207,7 +210,7 @@ async fn an_absent_key_is_acquired_in_progress_at_epoch_one() {
     assert_eq!((record.state, record.epoch, record.attempts), (State::InProgress, 1, 1));
     assert_eq!(record.lease_expires_ms, NOW + 10_000 + 2_000, "deadline plus the lease margin");
     assert_eq!(fixture.record().await, record);
-    assert_eq!(meta.idempotency_key.as_deref(), Some(KEY));
+    assert_eq!(meta.idempotency_key.as_deref(), Some(the_key().as_str()));
 }
 
 #[tokio::test]
@@ -416,8 +419,13 @@ async fn a_store_failure_answers_internal_error_and_keeps_its_cause_for_the_audi
 #[tokio::test]
 async fn changed_arguments_conflict_with_the_stored_fingerprint() {
     let fixture = Fixture::new();
-    let new =
-        NewRecord { key: KEY.into(), fingerprint: "other".into(), lease_expires_ms: 0, deadline_ms: 0, now_ms: 0 };
+    let new = NewRecord {
+        key: the_key().into(),
+        fingerprint: "other".into(),
+        lease_expires_ms: 0,
+        deadline_ms: 0,
+        now_ms: 0,
+    };
     fixture.store.claim(&new).await.expect("claim");
     let envelope = answer(fixture.claim().await.0);
     assert_eq!(code(&envelope), "idempotency_conflict");

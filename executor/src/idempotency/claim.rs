@@ -82,7 +82,7 @@ impl Protocol<'_> {
         run.set_key(&key);
         let new = NewRecord {
             key: key.into(),
-            fingerprint: decoded.arguments_hash.as_str().into(),
+            fingerprint: decoded.arguments_hash.into(),
             lease_expires_ms: run.deadline.wall_ms().saturating_add(self.lease_margin.as_millis() as u64),
             deadline_ms: run.deadline.wall_ms(),
             now_ms: self.clock.wall_ms(),

@@ -142,7 +142,7 @@ impl Fixture {
     async fn seed(&self, state: State, attempts: u32, outcome: Option<Value>, lease_expires_ms: u64, deadline_ms: u64) {
         let new = NewRecord {
             key: the_key().into(),
-            fingerprint: self.decoded.arguments_hash.as_str().into(),
+            fingerprint: self.decoded.arguments_hash.into(),
             lease_expires_ms,
             deadline_ms,
             now_ms: NOW - 10_000,

@@ -113,14 +113,17 @@ pub(crate) fn check_schema(tool: &Registered, arguments: &Value, limits: &Limits
         Some(first) => (first.path.clone(), first.keyword.clone(), first.message.as_str()),
         None => (String::new(), "schema".to_owned(), "the arguments do not match the schema"),
     };
-    let message = format!("argument {} is invalid: {message}", display_path(&path));
+    let message = refusal_message(display_path(&path), message);
     let (mut missing, mut unexpected) = (Vec::new(), Vec::new());
     let mut listed = Vec::with_capacity(violations.len());
     for mut violation in violations {
-        match violation.keyword.as_str() {
-            "required" => missing.append(&mut violation.members),
-            "additionalProperties" => unexpected.append(&mut violation.members),
-            _ => {}
+        let named = match violation.keyword.as_str() {
+            "required" => Some(&mut missing),
+            "additionalProperties" => Some(&mut unexpected),
+            _ => None,
+        };
+        if let Some(named) = named {
+            named.extend(violation.members.drain(..).map(Value::String));
         }
         listed.push(violation.into_json());
     }
@@ -135,6 +138,17 @@ pub(crate) fn check_schema(tool: &Registered, arguments: &Value, limits: &Limits
         }
     }
     Err(body)
+}
+
+/// `argument {path} is invalid: {message}`, written in one allocation.
+fn refusal_message(path: &str, message: &str) -> String {
+    const HEAD: &str = "argument ";
+    const MIDDLE: &str = " is invalid: ";
+    let mut text = String::with_capacity(HEAD.len() + path.len() + MIDDLE.len() + message.len());
+    for part in [HEAD, path, MIDDLE, message] {
+        text.push_str(part);
+    }
+    text
 }
 
 /// Canonical form and hash of arguments that passed every check.

@@ -63,8 +63,11 @@ pub struct Violation {
 impl Violation {
     /// The violation as a JSON object (`members` are reported apart, as `missing` or `unexpected`).
     pub fn into_json(self) -> Value {
-        let fields = [("path", self.path), ("keyword", self.keyword), ("message", self.message)];
-        Value::Object(fields.into_iter().map(|(name, text)| (name.to_owned(), Value::String(text))).collect())
+        let mut fields = serde_json::Map::new();
+        fields.insert("keyword".to_owned(), Value::String(self.keyword));
+        fields.insert("message".to_owned(), Value::String(self.message));
+        fields.insert("path".to_owned(), Value::String(self.path));
+        Value::Object(fields)
     }
 }
 
@@ -150,9 +153,9 @@ impl CompiledSchema {
                 "value is not an integer literal (no fraction, exponent or out-of-range value)".to_owned(),
             )
         } else if self.is_sensitive(&path) {
-            (error.kind().keyword().to_owned(), error.masked_with("the value").to_string())
+            (error.kind().keyword().to_owned(), message_of(&error.masked_with("the value")))
         } else {
-            (error.kind().keyword().to_owned(), error.to_string())
+            (error.kind().keyword().to_owned(), message_of(error))
         };
         let member = |name: &str| pointer_to_member(&path, name);
         let members = match error.kind() {
@@ -175,8 +178,17 @@ fn pointer_to_member(parent: &str, name: &str) -> String {
     pointer
 }
 
+/// The validator's message, written into a buffer sized for a typical one instead of grown from empty.
+fn message_of(error: &impl std::fmt::Display) -> String {
+    use std::fmt::Write as _;
+    let mut message = String::with_capacity(96);
+    let _ = write!(message, "{error}");
+    message
+}
+
 fn truncate(mut message: String) -> String {
-    if message.chars().count() > MAX_MESSAGE_CHARS {
+    // A message of at most MAX_MESSAGE_CHARS bytes has at most as many characters: no count needed.
+    if message.len() > MAX_MESSAGE_CHARS && message.chars().count() > MAX_MESSAGE_CHARS {
         message = message.chars().take(MAX_MESSAGE_CHARS).collect::<String>() + "…";
     }
     message
@@ -347,6 +359,16 @@ mod tests {
         assert!(!violations[0].message.contains("4111"), "{}", violations[0].message);
         assert!(schema.is_sensitive("/card"));
         assert!(!schema.is_sensitive("/amount"));
+    }
+
+    #[test]
+    fn messages_are_cut_by_characters_not_bytes() {
+        let wide = "é".repeat(MAX_MESSAGE_CHARS);
+        assert_eq!(truncate(wide.clone()), wide, "200 two-byte characters are 400 bytes and stay whole");
+        let long = "a".repeat(MAX_MESSAGE_CHARS + 1);
+        assert_eq!(truncate(long), "a".repeat(MAX_MESSAGE_CHARS) + "…");
+        let wide_long = "é".repeat(MAX_MESSAGE_CHARS + 1);
+        assert_eq!(truncate(wide_long), "é".repeat(MAX_MESSAGE_CHARS) + "…");
     }
 
     #[test]

@@ -113,7 +113,8 @@ pub(crate) fn check_schema(tool: &Registered, arguments: &Value, limits: &Limits
         Some(first) => (first.path.clone(), first.keyword.clone(), first.message.as_str()),
         None => (String::new(), "schema".to_owned(), "the arguments do not match the schema"),
     };
-    let message = refusal_message(display_path(&path), message);
+    // `concat` sizes the text once, where `format!` would grow it through `fmt`.
+    let message = ["argument ", display_path(&path), " is invalid: ", message].concat();
     let (mut missing, mut unexpected) = (Vec::new(), Vec::new());
     let mut listed = Vec::with_capacity(violations.len());
     for mut violation in violations {
@@ -138,17 +139,6 @@ pub(crate) fn check_schema(tool: &Registered, arguments: &Value, limits: &Limits
         }
     }
     Err(body)
-}
-
-/// `argument {path} is invalid: {message}`, written in one allocation.
-fn refusal_message(path: &str, message: &str) -> String {
-    const HEAD: &str = "argument ";
-    const MIDDLE: &str = " is invalid: ";
-    let mut text = String::with_capacity(HEAD.len() + path.len() + MIDDLE.len() + message.len());
-    for part in [HEAD, path, MIDDLE, message] {
-        text.push_str(part);
-    }
-    text
 }
 
 /// Canonical form and hash of arguments that passed every check.

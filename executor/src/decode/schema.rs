@@ -182,6 +182,7 @@ fn pointer_to_member(parent: &str, name: &str) -> String {
 fn message_of(error: &impl std::fmt::Display) -> String {
     use std::fmt::Write as _;
     let mut message = String::with_capacity(96);
+    // Writing into a `String` cannot fail; only a `Display` that reports an error could end it early.
     let _ = write!(message, "{error}");
     message
 }

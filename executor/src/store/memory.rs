@@ -28,7 +28,21 @@ const SHARDS: usize = 64;
 #[derive(Debug)]
 pub struct MemoryStore {
     hasher: DefaultHashBuilder,
-    shards: Box<[Mutex<HashTable<Record>>]>,
+    shards: Box<[Mutex<HashTable<Slot>>]>,
+}
+
+/// A record and its key's hash, kept so that a growing table moves its slots without reading (and hashing) every
+/// key again: 8 bytes a record for a rehash that touches only the table.
+#[derive(Debug)]
+struct Slot {
+    hash: u64,
+    record: Record,
+}
+
+impl Slot {
+    fn holds(&self, hash: u64, key: &str) -> bool {
+        self.hash == hash && *self.record.key == *key
+    }
 }
 
 impl Default for MemoryStore {
@@ -52,7 +66,7 @@ impl MemoryStore {
 
     /// The shard of `hash`, locked. The table uses the low bits (bucket) and the top seven (tag) of the same hash,
     /// so the shard takes bits from the middle, which neither reads for any table below 2^32 buckets.
-    fn shard(&self, hash: u64) -> MutexGuard<'_, HashTable<Record>> {
+    fn shard(&self, hash: u64) -> MutexGuard<'_, HashTable<Slot>> {
         let index = (hash >> 32) as usize % SHARDS;
         // A panic while holding the lock cannot leave a record half-written: every write is one assignment.
         self.shards[index].lock().unwrap_or_else(PoisonError::into_inner)
@@ -62,10 +76,10 @@ impl MemoryStore {
     pub fn claim_now(&self, new: &NewRecord) -> Claim {
         let hash = self.hash(&new.key);
         let mut shard = self.shard(hash);
-        match shard.entry(hash, |record| record.key == new.key, |record| self.hash(&record.key)) {
-            Entry::Occupied(existing) => Claim::Existing(existing.get().clone()),
+        match shard.entry(hash, |slot| slot.holds(hash, &new.key), |slot| slot.hash) {
+            Entry::Occupied(existing) => Claim::Existing(existing.get().record.clone()),
             Entry::Vacant(vacant) => {
-                vacant.insert(new.clone().into_record());
+                vacant.insert(Slot { hash, record: new.clone().into_record() });
                 Claim::Acquired
             }
         }
@@ -75,8 +89,8 @@ impl MemoryStore {
     pub fn compare_and_set_now(&self, key: &str, expected: Version, update: Update) -> bool {
         let hash = self.hash(key);
         let mut shard = self.shard(hash);
-        match shard.find_mut(hash, |record| *record.key == *key) {
-            Some(record) if record.version() == expected => {
+        match shard.find_mut(hash, |slot| slot.holds(hash, key)) {
+            Some(Slot { record, .. }) if record.version() == expected => {
                 update.apply_to(record);
                 true
             }
@@ -87,10 +101,10 @@ impl MemoryStore {
     /// The record of `key`, if any.
     fn load_now(&self, key: &str) -> Option<Record> {
         let hash = self.hash(key);
-        self.shard(hash).find(hash, |record| *record.key == *key).cloned()
+        self.shard(hash).find(hash, |slot| slot.holds(hash, key)).map(|slot| slot.record.clone())
     }
 
-    fn each_shard(&self) -> impl Iterator<Item = MutexGuard<'_, HashTable<Record>>> {
+    fn each_shard(&self) -> impl Iterator<Item = MutexGuard<'_, HashTable<Slot>>> {
         self.shards.iter().map(|shard| shard.lock().unwrap_or_else(PoisonError::into_inner))
     }
 
@@ -106,8 +120,10 @@ impl MemoryStore {
 
     /// Every record, sorted by key.
     pub fn records(&self) -> Vec<Record> {
-        let mut all: Vec<Record> =
-            self.each_shard().flat_map(|shard| shard.iter().cloned().collect::<Vec<_>>()).collect();
+        let mut all: Vec<Record> = self
+            .each_shard()
+            .flat_map(|shard| shard.iter().map(|slot| slot.record.clone()).collect::<Vec<_>>())
+            .collect();
         all.sort_by(|a, b| a.key.cmp(&b.key));
         all
     }
@@ -131,7 +147,7 @@ impl Store for MemoryStore {
         let mut purged = 0;
         for mut shard in self.each_shard() {
             let before = shard.len();
-            shard.retain(|record| !(record.state.may_expire() && record.updated_ms < updated_before_ms));
+            shard.retain(|Slot { record, .. }| !(record.state.may_expire() && record.updated_ms < updated_before_ms));
             purged += (before - shard.len()) as u64;
         }
         Ok(purged)

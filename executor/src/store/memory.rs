@@ -120,10 +120,10 @@ impl MemoryStore {
 
     /// Every record, sorted by key.
     pub fn records(&self) -> Vec<Record> {
-        let mut all: Vec<Record> = self
-            .each_shard()
-            .flat_map(|shard| shard.iter().map(|slot| slot.record.clone()).collect::<Vec<_>>())
-            .collect();
+        let mut all = Vec::new();
+        for shard in self.each_shard() {
+            all.extend(shard.iter().map(|slot| slot.record.clone()));
+        }
         all.sort_by(|a, b| a.key.cmp(&b.key));
         all
     }

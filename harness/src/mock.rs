@@ -12,8 +12,15 @@ use wiremock::{Match, Mock, MockServer, Request, Respond, ResponseTemplate};
 
 /// A running mocked downstream.
 pub struct MockDownstream {
-    server: MockServer,
-    foreign: MockServer,
+    /// Taken by [`MockDownstream::stop`] or the drop; `None` only after that.
+    servers: Option<Servers>,
+}
+
+/// The downstream's server and the foreign origin's.
+struct Servers {
+    main: MockServer,
+    /// Held so the foreign origin serves until the downstream stops.
+    _foreign: MockServer,
 }
 
 impl MockDownstream {
@@ -34,21 +41,34 @@ impl MockDownstream {
             .mount(&server)
             .await;
         Mock::given(Always).respond_with(Answer { decided }).with_priority(2).mount(&server).await;
-        MockDownstream { server, foreign }
+        MockDownstream { servers: Some(Servers { main: server, _foreign: foreign }) }
     }
 
     /// The base URL, e.g. `http://127.0.0.1:41234`.
     pub fn uri(&self) -> String {
-        self.server.uri()
+        self.servers.as_ref().map(|servers| servers.main.uri()).unwrap_or_default()
     }
 
-    /// Stops the server. Yields first: dropping servers back to back without yielding can spin (wiremock 0.6).
-    pub async fn stop(self) {
-        tokio::task::yield_now().await;
-        drop(self.server);
-        tokio::task::yield_now().await;
-        drop(self.foreign);
-        tokio::task::yield_now().await;
+    /// Stops both servers, and returns once they are gone.
+    pub async fn stop(mut self) {
+        if let Some(servers) = self.servers.take() {
+            // An error means the runtime is shutting down, which drops the servers too.
+            let _ = tokio::task::spawn_blocking(move || drop(servers)).await;
+        }
+    }
+}
+
+/// wiremock 0.6 verifies a server on drop with `futures::executor::block_on`, whose lock acquisition counts
+/// against tokio's cooperative budget: dropped inside a task that spent its budget (one task polling many
+/// scenarios), it is refused forever and spins at 100% CPU. So servers are dropped on a blocking thread, which
+/// has no budget; without a runtime (a plain thread), where they are.
+impl Drop for MockDownstream {
+    fn drop(&mut self) {
+        if let Some(servers) = self.servers.take()
+            && let Ok(runtime) = tokio::runtime::Handle::try_current()
+        {
+            runtime.spawn_blocking(move || drop(servers));
+        }
     }
 }
 
@@ -116,5 +136,53 @@ impl Respond for Answer {
             template = template.insert_header(name.as_str(), value.as_str());
         }
         template
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::world::{Behaviour, Fixtures};
+    use std::task::Poll;
+    use std::time::Duration;
+
+    /// Polls a ready tokio channel in this one poll of the task until tokio's budget refuses it.
+    async fn spend_the_budget() {
+        let (sender, mut receiver) = tokio::sync::mpsc::unbounded_channel();
+        for _ in 0..10_000 {
+            sender.send(()).expect("the receiver is alive");
+        }
+        let mut refused = false;
+        for _ in 0..10_000 {
+            let polled = std::future::poll_fn(|context| Poll::Ready(receiver.poll_recv(context))).await;
+            if polled.is_pending() {
+                refused = true;
+                break;
+            }
+        }
+        assert!(refused, "the channel never ran out of budget");
+    }
+
+    /// A scenario's downstream is dropped, and another stopped, inside a task that spent its cooperative
+    /// budget, as in one task polling many scenarios: both finish (wiremock's own drop would spin there).
+    #[test]
+    fn a_downstream_goes_away_inside_a_task_that_spent_its_budget() {
+        let (finished, done) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build();
+            runtime.expect("a runtime").block_on(async {
+                let world = Arc::new(World::new(&Fixtures::default(), Behaviour::default()));
+                let dropped = MockDownstream::start(world.clone()).await;
+                let stopped = MockDownstream::start(world).await;
+                spend_the_budget().await;
+                drop(dropped);
+                spend_the_budget().await;
+                stopped.stop().await;
+            });
+            let _ = finished.send(());
+        });
+        // Not a timing assertion: a spinning drop never finishes, and the test must end to say so.
+        let outcome = done.recv_timeout(Duration::from_secs(120));
+        assert!(outcome.is_ok(), "dropping or stopping a downstream did not finish");
     }
 }

@@ -11,7 +11,7 @@ use crate::corpus::Corpus;
 use crate::mock::MockDownstream;
 use crate::scenario::{AuthFixture, CallSpec, IdentityState, Scenario, Step, StepKind};
 use crate::subject::{Subject, SubjectCall, SubjectError, SubjectFactory, SubjectFault};
-use crate::transcript::{Answer, CallRecord, Calls, Operation, Transcript};
+use crate::transcript::{Answer, CallRecord, Calls, Operation, Refusal, Transcript};
 use crate::world::{Behaviour, FaultGuard, FaultLog, World, endpoint_of};
 use callproof_executor::app::{CatalogEntry, catalog};
 use callproof_executor::canonical::{canonical_json, sha256_hex};
@@ -470,20 +470,9 @@ impl Session<'_> {
             attempt: planned.attempt,
             budget,
         };
-        let mut kills = world.kills();
-        let before = *kills.borrow();
         let started_ms = world.now_ms();
         let first_request = world.request_count();
-        let (answer, refusal) = tokio::select! {
-            answered = tokio::time::timeout(budget + HARD_MARGIN, self.subject.answer(submitted)) => match answered {
-                // A kill fault fired for the moment the answer arrives: the subject dies before it is seen.
-                Ok(Ok(_)) if world.kills().borrow().before_answer > before.before_answer => (Answer::Killed, None),
-                Ok(Ok(reply)) => (Answer::read(reply.value), reply.refusal),
-                Ok(Err(error)) => (Answer::Broken(error.to_string()), None),
-                Err(_) => (Answer::NoAnswer, None),
-            },
-            _ = kills.wait_for(|kills| kills.in_flight > before.in_flight) => (Answer::Killed, None),
-        };
+        let (answer, refusal, answered_ms) = self.answer(submitted, budget).await;
         CallRecord {
             index,
             step: planned.step,
@@ -502,13 +491,66 @@ impl Session<'_> {
             attempt: planned.attempt,
             budget_ms: planned.budget_ms,
             started_ms,
-            answered_ms: world.now_ms(),
+            answered_ms,
             first_request,
             requests_until: world.request_count(),
             answer,
             corpus_case: planned.corpus_case,
             refusal,
         }
+    }
+
+    /// The subject's answer to `call` (or its death, or none within the budget and [`HARD_MARGIN`]), and when
+    /// it came. Over loopback the wait is a task of its own, so the answer's time is taken as it arrives: the
+    /// scenarios of one run share a task, and one busy judging its checks or starting a process must not make
+    /// another's answer look late. Simulated runs keep the wait in the scenario's task, so their polling order,
+    /// and with it a seed's schedule, stays what it was.
+    async fn answer(&self, call: SubjectCall, budget: Duration) -> (Answer, Option<Refusal>, u64) {
+        let waiting = answer_of(self.subject.clone(), self.world.clone(), call, budget);
+        match self.runner.transport {
+            Transport::Simulated => waiting.await,
+            Transport::Loopback => {
+                let mut task = AbortOnDrop(tokio::spawn(waiting));
+                match (&mut task.0).await {
+                    Ok(answered) => answered,
+                    Err(error) if error.is_panic() => std::panic::resume_unwind(error.into_panic()),
+                    Err(error) => {
+                        (Answer::Broken(format!("the call's task ended: {error}")), None, self.world.now_ms())
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Waits for `subject`'s answer to `call`, racing the kills the world's faults make.
+async fn answer_of(
+    subject: Arc<dyn Subject>,
+    world: Arc<World>,
+    call: SubjectCall,
+    budget: Duration,
+) -> (Answer, Option<Refusal>, u64) {
+    let mut kills = world.kills();
+    let before = *kills.borrow();
+    let (answer, refusal) = tokio::select! {
+        answered = tokio::time::timeout(budget + HARD_MARGIN, subject.answer(call)) => match answered {
+            // A kill fault fired for the moment the answer arrives: the subject dies before it is seen.
+            Ok(Ok(_)) if world.kills().borrow().before_answer > before.before_answer => (Answer::Killed, None),
+            Ok(Ok(reply)) => (Answer::read(reply.value), reply.refusal),
+            Ok(Err(error)) => (Answer::Broken(error.to_string()), None),
+            Err(_) => (Answer::NoAnswer, None),
+        },
+        _ = kills.wait_for(|kills| kills.in_flight > before.in_flight) => (Answer::Killed, None),
+    };
+    (answer, refusal, world.now_ms())
+}
+
+/// A spawned task that is cancelled when its scenario is dropped.
+struct AbortOnDrop<T>(tokio::task::JoinHandle<T>);
+
+impl<T> Drop for AbortOnDrop<T> {
+    fn drop(&mut self) {
+        self.0.abort();
     }
 }
 
@@ -530,4 +572,37 @@ fn planned(step: usize, action: StepKind, op: &Op, corpus_case: Option<String>) 
 pub fn arguments_hash(text: &str) -> Option<String> {
     let value: serde_json::Value = serde_json::from_str(text).ok()?;
     Some(sha256_hex(canonical_json(&value).as_bytes()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::subject::InProcess;
+
+    /// Over loopback an answer is timed as it arrives, not when the scenario's task next runs: once the call
+    /// reached the downstream (which answers it 300 ms later), the task is held for 3 s, and the call still
+    /// counts as answered well before that. (A bound on what the harness records, with the held time twice the
+    /// bound, not a speed assertion.)
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn an_answer_is_timed_as_it_arrives_while_the_scenarios_task_is_busy() {
+        let scenarios = crate::shipped::scenarios().expect("the shipped scenarios load");
+        let scenario = scenarios.iter().find(|scenario| scenario.name == "deadline/slow_but_in_time");
+        let scenario = scenario.expect("a shipped one-call scenario with a slow downstream");
+        let runner = Runner::new(Arc::new(InProcess::reference()), Corpus::shipped());
+        let mut session = runner.start(scenario).await.expect("the reference starts");
+        let world = session.world.clone();
+        let busy = async {
+            while world.request_count() == 0 {
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+            std::thread::sleep(Duration::from_secs(3));
+        };
+        let (stepped, ()) = tokio::join!(session.step(0), busy);
+        stepped.expect("the step runs");
+        let transcript = session.finish().await;
+        let call = &transcript.calls[0];
+        assert!(call.answer.came_back(), "the call was answered: {:?}", call.answer);
+        let took = call.answered_ms - call.started_ms;
+        assert!(took < 1500, "the answer was timed {took} ms after the call, when the busy task let go");
+    }
 }

@@ -49,7 +49,7 @@ impl MockDownstream {
         self.servers.as_ref().map(|servers| servers.main.uri()).unwrap_or_default()
     }
 
-    /// Stops both servers, and returns once they are gone.
+    /// Stops both servers: returns once both were dropped, which tells their threads to shut down.
     pub async fn stop(mut self) {
         if let Some(servers) = self.servers.take() {
             // An error means the runtime is shutting down, which drops the servers too.

@@ -184,8 +184,8 @@ fn hex(bytes: &[u8]) -> String {
 }
 
 /// What the executor does with a call before it claims: the strict decode, then the idempotency key without a
-/// business request id (it hashes the canonical arguments again, with tenant, subject and tool). Only valid
-/// cases are timed this way: a refused one panics, naming the case's tool.
+/// business request id (one SHA-256 over tenant, subject, tool and the digest the decode already computed, then
+/// its hex). Only valid cases are timed this way: a refused one panics, naming the case's tool.
 pub fn decode_and_key(call: &ToolCall, tools: &Tools, limits: &Limits, auth: &AuthContext) -> (Decoded, Sha256Hex) {
     let decoded = decode(call, tools, limits).unwrap_or_else(|error| panic!("{}: {error:?}", call.name));
     let key = derive_key(&KeyInput {

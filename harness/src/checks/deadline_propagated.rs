@@ -19,6 +19,7 @@
 
 use super::{Check, CheckId, Context, Judgement, Level, Outcome};
 use crate::transcript::{CallRecord, Exchange};
+use crate::world::parse_deadline_ms;
 
 /// This check's id, as docs, mutant tables, baselines and reports spell it.
 pub const DEADLINE_PROPAGATED: CheckId = CheckId::new("deadline-propagated");
@@ -43,7 +44,11 @@ fn run(context: &Context<'_>) -> Outcome {
     for (position, exchange) in context.transcript.exchanges.iter().enumerate() {
         let index = exchange.record.index;
         let Some(told) = told_of(exchange) else {
-            judgement.fail(format!("request #{index} carries no usable X-Deadline-Ms"), vec![exchange.line()]);
+            let problem = match exchange.record.deadline_ms.as_deref() {
+                None => format!("request #{index} carries no X-Deadline-Ms"),
+                Some(value) => format!("request #{index} carries X-Deadline-Ms {value:?}, not a number of milliseconds"),
+            };
+            judgement.fail(problem, vec![exchange.line()]);
             continue;
         };
         let senders = context.transcript.senders(exchange);
@@ -65,7 +70,7 @@ fn run(context: &Context<'_>) -> Outcome {
 
 /// The X-Deadline-Ms value of `exchange`, when it has a usable one.
 fn told_of(exchange: &Exchange) -> Option<u64> {
-    exchange.record.deadline_ms.as_deref().and_then(|value| value.parse::<u64>().ok())
+    exchange.record.deadline_ms.as_deref().and_then(parse_deadline_ms)
 }
 
 /// What is wrong with a request telling the downstream `told` ms are left of `call`'s budget, if anything.
@@ -129,9 +134,21 @@ mod tests {
     }
 
     #[test]
+    fn a_decimal_deadline_is_read_rounded_down() {
+        history("submit refund_order budget=3000 -> ok; request POST /refunds -> committed deadline=2987.431")
+            .passes(&CHECK);
+        assert_eq!(parse_deadline_ms(" 2987.9 "), Some(2987));
+        for refused in ["NaN", "inf", "-1", "1e400", ""] {
+            assert_eq!(parse_deadline_ms(refused), None, "{refused}");
+        }
+    }
+
+    #[test]
     fn a_missing_or_inflated_deadline_fails() {
         history("submit refund_order -> ok; request POST /refunds -> committed deadline=none")
-            .fails(&CHECK, "request #0 carries no usable X-Deadline-Ms");
+            .fails(&CHECK, "request #0 carries no X-Deadline-Ms");
+        history("submit refund_order -> ok; request POST /refunds -> committed deadline=soon")
+            .fails(&CHECK, "request #0 carries X-Deadline-Ms \"soon\", not a number of milliseconds");
         history("submit refund_order budget=3000 -> ok; request POST /refunds -> committed deadline=30000")
             .fails(&CHECK, "request #0 says 30000 ms are left of a 3000 ms budget");
     }

@@ -120,9 +120,28 @@ fn mismatches(expect: &Expect, envelope: &EnvelopeView) -> Vec<String> {
     }
     pinned
         .into_iter()
-        .filter(|(_, want, got)| want != got)
+        .filter(|(_, want, got)| !same_json(want, got))
         .map(|(what, want, got)| format!("{what}: expected {want}, got {got}"))
         .collect()
+}
+
+/// Whether two JSON values are equal, numbers by value: a pinned `retry_after_ms = 7000` is met by `7000.0`, which
+/// JSON Schema's `integer` (and so the envelope schema) accepts too.
+fn same_json(want: &Value, got: &Value) -> bool {
+    match (want, got) {
+        (Value::Number(want), Value::Number(got)) => match (want.as_i64(), got.as_i64()) {
+            (Some(want), Some(got)) => want == got,
+            _ => want.as_f64().is_some_and(|want| got.as_f64() == Some(want)),
+        },
+        (Value::Array(want), Value::Array(got)) => {
+            want.len() == got.len() && want.iter().zip(got).all(|(want, got)| same_json(want, got))
+        }
+        (Value::Object(want), Value::Object(got)) => {
+            want.len() == got.len()
+                && want.iter().all(|(name, want)| got.get(name).is_some_and(|got| same_json(want, got)))
+        }
+        (want, got) => want == got,
+    }
 }
 
 #[cfg(test)]
@@ -180,6 +199,27 @@ mod tests {
         history("submit refund_order -> no-answer; retry -> ok reconciled")
             .with_scenario(PINNED)
             .fails(&CHECK, "expected an envelope, got none");
+    }
+
+    const RATE_LIMITED: &str = r#"
+        description = "d"
+        [auth.alice]
+        subject_id = "u_alice"
+        tenant_id = "t_acme"
+        [[step]]
+        action = "submit"
+        tool = "refund_order"
+        auth = "alice"
+        arguments = '{"order_id":"ord_123","amount":30,"reason":"duplicate charge"}'
+        expect = { ok = false, code = "rate_limited", details = { retry_after_ms = 7000 } }
+    "#;
+
+    #[test]
+    fn pinned_numbers_are_compared_by_value() {
+        history("submit refund_order -> rate_limited retry_after_ms=7000.0").with_scenario(RATE_LIMITED).passes(&CHECK);
+        history("submit refund_order -> rate_limited retry_after_ms=7000.5")
+            .with_scenario(RATE_LIMITED)
+            .fails(&CHECK, "error.details.retry_after_ms: expected 7000, got 7000.5");
     }
 
     const TRUNCATED: &str = r#"

@@ -260,12 +260,13 @@ pub(crate) fn error_without_ids(call: &CallRecord, about: &str) -> Option<serde_
     if let Some(Value::Object(meta)) = envelope.raw().get("meta") {
         ids.extend(meta.values().filter_map(Value::as_str));
     }
-    // Short values (`1`, `ok`) are not ids; longest first, so `call_1` never half-blanks `call_10`.
-    ids.retain(|id| id.len() >= 4);
+    // A short value without a digit (`ok`, `a`) is a word, not an id. Longest first, so `call_1` never
+    // half-blanks `call_10`.
+    ids.retain(|id| id.len() >= SHORT_ID || id.chars().any(|c| c.is_ascii_digit()));
     ids.sort_by_key(|id| std::cmp::Reverse(id.len()));
     fn blanked(value: &Value, ids: &[&str]) -> Value {
         match value {
-            Value::String(text) => Value::String(ids.iter().fold(text.clone(), |text, id| text.replace(id, "<id>"))),
+            Value::String(text) => Value::String(ids.iter().fold(text.clone(), |text, id| blank_id(&text, id))),
             Value::Array(items) => Value::Array(items.iter().map(|item| blanked(item, ids)).collect()),
             Value::Object(map) => {
                 Value::Object(map.iter().map(|(name, value)| (name.clone(), blanked(value, ids))).collect())
@@ -274,6 +275,33 @@ pub(crate) fn error_without_ids(call: &CallRecord, about: &str) -> Option<serde_
         }
     }
     Some(blanked(error, &ids))
+}
+
+/// Ids shorter than this are blanked only where they stand alone.
+const SHORT_ID: usize = 4;
+
+/// `text` with `id` replaced by `<id>`. An id of [`SHORT_ID`] characters or more is replaced wherever it occurs;
+/// a shorter one (a request id `7`) only where it stands alone, between characters that cannot be part of an
+/// id, so `7` blanks `request 7` but leaves `70 units` alone.
+fn blank_id(text: &str, id: &str) -> String {
+    if id.len() >= SHORT_ID {
+        return text.replace(id, "<id>");
+    }
+    let part_of_id = |c: char| c.is_alphanumeric() || c == '_' || c == '-';
+    let mut out = String::with_capacity(text.len());
+    let mut copied = 0;
+    for (at, _) in text.match_indices(id) {
+        let end = at + id.len();
+        let alone = !text[..at].chars().next_back().is_some_and(part_of_id)
+            && !text[end..].chars().next().is_some_and(part_of_id);
+        if alone {
+            out.push_str(&text[copied..at]);
+            out.push_str("<id>");
+            copied = end;
+        }
+    }
+    out.push_str(&text[copied..]);
+    out
 }
 
 /// A check.
@@ -329,5 +357,12 @@ mod tests {
         for id in ids {
             assert!(id.bytes().all(|byte| byte.is_ascii_lowercase() || byte == b'-'), "{id}");
         }
+    }
+
+    #[test]
+    fn a_short_id_is_blanked_only_where_it_stands_alone() {
+        assert_eq!(blank_id("not found (request 7)", "7"), "not found (request <id>)");
+        assert_eq!(blank_id("7: 70 units, 17, x7, 7", "7"), "<id>: 70 units, 17, x7, <id>");
+        assert_eq!(blank_id("call_10 and call_1", "call_1"), "<id>0 and <id>");
     }
 }

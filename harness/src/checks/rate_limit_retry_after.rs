@@ -24,14 +24,21 @@ fn run(context: &Context<'_>) -> Outcome {
     let mut judgement = Judgement::new();
     for call in context.transcript.calls.iter().filter(|call| call.code() == Some(ErrorCode::RateLimited)) {
         judgement.judged();
-        let told = call.error().and_then(|error| error.details.get("retry_after_ms")).and_then(Value::as_u64);
+        let given = call.error().and_then(|error| error.details.get("retry_after_ms"));
+        let told = given.and_then(whole_ms);
         let said = context
             .transcript
             .exchanges_of_call(call.index)
             .filter(|exchange| exchange.record.status == Some(429))
             .find_map(retry_after_ms);
         match (told, said) {
-            (None, _) => judgement.fail("rate_limited without details.retry_after_ms", context.evidence(call)),
+            (None, _) => {
+                let problem = match given {
+                    None => "rate_limited without details.retry_after_ms".to_owned(),
+                    Some(value) => format!("details.retry_after_ms is {value}, not a whole number of milliseconds"),
+                };
+                judgement.fail(problem, context.evidence(call));
+            }
             (Some(told), Some(said)) if told != said => judgement.fail(
                 format!("the downstream said Retry-After {said} ms, the envelope says {told} ms"),
                 context.evidence(call),
@@ -40,6 +47,18 @@ fn run(context: &Context<'_>) -> Outcome {
         }
     }
     judgement.outcome()
+}
+
+/// A whole, non-negative number of milliseconds, however JSON spells it: `7000` and `7000.0` are the same
+/// number (JSON Schema's `integer` accepts both).
+fn whole_ms(value: &Value) -> Option<u64> {
+    const EXACT: f64 = 9_007_199_254_740_992.0;
+    value.as_u64().or_else(|| {
+        let float = value.as_f64()?;
+        // The range check makes the cast exact.
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        ((0.0..=EXACT).contains(&float) && float.fract() == 0.0).then_some(float as u64)
+    })
 }
 
 /// The Retry-After (in ms) of the `rate_limit` fault that answered `exchange`, if one did.
@@ -65,6 +84,14 @@ mod tests {
     fn another_wait_than_the_downstreams_fails() {
         history("submit refund_order -> rate_limited retry_after_ms=1000; request POST /refunds -> 429 fault=rate_limit,retry_after=2")
             .fails(&CHECK, "the downstream said Retry-After 2000 ms, the envelope says 1000 ms");
+    }
+
+    #[test]
+    fn a_whole_number_spelled_as_a_float_is_the_same_wait() {
+        history("submit refund_order -> rate_limited retry_after_ms=2000.0; request POST /refunds -> 429 fault=rate_limit,retry_after=2")
+            .passes(&CHECK);
+        history("submit refund_order -> rate_limited retry_after_ms=2000.5; request POST /refunds -> 429 fault=rate_limit,retry_after=2")
+            .fails(&CHECK, "details.retry_after_ms is 2000.5, not a whole number of milliseconds");
     }
 
     #[test]

@@ -2,13 +2,16 @@
 //! new side-effecting request.
 //!
 //! Rule enforced here: an outcome is unknown when the call said so (a code with effect "unknown") or was killed,
-//! and its side-effecting request did reach the downstream; repeatable tools (PUT) are exempt. A request tied to
+//! and its side-effecting request did reach the downstream; repeatable tools (PUT) are exempt. Only the tool's
+//! own status query counts (the endpoint of its catalog `status` template): asking another service about the key
+//! says nothing about this operation. A request tied to
 //! the operation but to none of its calls counts as a later one when every call that may have sent it came after
 //! the unknown outcome; it never makes a call's outcome unknown (a miss without `X-Request-Id`, never a false
 //! failure).
 
 use super::{Check, CheckId, Context, Judgement, Level, Outcome};
 use crate::transcript::{Answer, CallRecord};
+use crate::world::endpoint_of_template;
 use callproof_executor::error::Effect;
 
 /// This check's id, as docs, mutant tables, baselines and reports spell it.
@@ -29,6 +32,8 @@ fn run(context: &Context<'_>) -> Outcome {
         if entry.spec.repeatable || !entry.spec.risk.has_side_effect() {
             continue;
         }
+        // A tool without a status template in the catalog: any status query by key counts (never a false failure).
+        let status_endpoint = entry.downstream.status.as_deref().and_then(endpoint_of_template);
         let calls: Vec<&CallRecord> = context.calls_of(operation).collect();
         let Some(unknown_at) = calls.iter().position(|call| left_unknown(context, call)) else { continue };
         let after = &calls[unknown_at + 1..];
@@ -45,13 +50,16 @@ fn run(context: &Context<'_>) -> Outcome {
         }
         judgement.judged();
         let first_send = later.iter().position(|exchange| exchange.record.side_effect);
-        let first_query = later.iter().position(|exchange| exchange.record.status_query);
+        let first_query = later.iter().position(|exchange| {
+            exchange.record.status_query && status_endpoint.as_ref().is_none_or(|own| exchange.record.endpoint == *own)
+        });
         if let Some(send) = first_send
             && first_query.is_none_or(|query| query > send)
         {
+            let which = status_endpoint.as_ref().map_or_else(String::new, |own| format!(" ({own})"));
             judgement.fail(
                 format!(
-                    "after call #{} ended unknown, request #{} was sent again without a status query first",
+                    "after call #{} ended unknown, request #{} was sent again without a status query{which} first",
                     calls[unknown_at].index, later[send].record.index
                 ),
                 context.op_evidence(op),
@@ -89,7 +97,7 @@ mod tests {
             "submit refund_order -> killed; request POST /refunds -> committed dropped
              retry -> ok; request POST /refunds -> committed",
         )
-        .fails(&CHECK, "after call #0 ended unknown, request #1 was sent again without a status query first");
+        .fails(&CHECK, "after call #0 ended unknown, request #1 was sent again without a status query (GET /refunds) first");
     }
 
     #[test]
@@ -110,7 +118,21 @@ mod tests {
              retry -> ok; and -> operation_in_progress
              request POST /refunds -> committed key=k1 op",
         )
-        .fails(&CHECK, "after call #0 ended unknown, request #1 was sent again without a status query first");
+        .fails(&CHECK, "after call #0 ended unknown, request #1 was sent again without a status query (GET /refunds) first");
+    }
+
+    #[test]
+    fn a_status_query_of_another_service_does_not_count() {
+        history(
+            "submit send_email -> timeout_unknown; request POST /emails -> committed dropped key=k1
+             retry -> ok; request GET /refunds?idempotency_key=k1 -> 404 key=k1; request POST /emails -> committed key=k1",
+        )
+        .fails(&CHECK, "request #2 was sent again without a status query (GET /emails) first");
+        history(
+            "submit send_email -> timeout_unknown; request POST /emails -> committed dropped key=k1
+             retry -> ok; request GET /emails?idempotency_key=k1 -> 404 key=k1; request POST /emails -> committed key=k1",
+        )
+        .passes(&CHECK);
     }
 
     #[test]

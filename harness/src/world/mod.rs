@@ -285,6 +285,12 @@ impl World {
                 }
                 (Duration::ZERO, true)
             }
+            After::LostPending(delay) => {
+                if let Handling::Committed(effect) = answer.handling {
+                    state.visible_at.insert(effect, now + delay);
+                }
+                (Duration::ZERO, true)
+            }
             After::Kill(point) => {
                 self.kills.send_modify(|kills| kills.count(point));
                 (if point == KillPoint::InFlight { KILL_HOLD } else { Duration::ZERO }, false)
@@ -333,10 +339,29 @@ fn record(incoming: &Incoming, endpoint: String, answer: &Outgoing, bytes: &[u8]
     }
 }
 
+/// The milliseconds an `X-Deadline-Ms` value states: a whole number, or a decimal one rounded down (`2987.431`
+/// is 2987: the docs ask for milliseconds, not for an integer literal). `None` for anything else.
+pub fn parse_deadline_ms(value: &str) -> Option<u64> {
+    let value = value.trim();
+    value.parse::<u64>().ok().or_else(|| {
+        let float = value.parse::<f64>().ok().filter(|float| float.is_finite() && *float >= 0.0)?;
+        // Saturating: a float past u64::MAX becomes u64::MAX, which no budget reaches.
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        Some(float.floor() as u64)
+    })
+}
+
 /// `"METHOD /first-segment"`.
 pub fn endpoint_of(method: &str, path: &str) -> String {
     let first = path.trim_start_matches('/').split('/').next().unwrap_or_default();
     format!("{method} /{first}")
+}
+
+/// The endpoint of a catalog template (`"GET /emails?idempotency_key={idempotency_key}"` → `GET /emails`), or
+/// `None` for a template without a method.
+pub fn endpoint_of_template(template: &str) -> Option<String> {
+    let (method, path) = template.split_once(' ')?;
+    Some(endpoint_of(method, path.split('?').next().unwrap_or(path)))
 }
 
 /// Every endpoint the conformance app's catalog reaches (resource lookups, invocations, status queries),
@@ -352,10 +377,7 @@ pub fn endpoints(catalog: &[callproof_executor::app::CatalogEntry]) -> Vec<Strin
             ]
         })
         .flatten()
-        .filter_map(|template| {
-            let (method, path) = template.split_once(' ')?;
-            Some(endpoint_of(method, path.split('?').next().unwrap_or(path)))
-        })
+        .filter_map(endpoint_of_template)
         .collect();
     endpoints.sort();
     endpoints.dedup();

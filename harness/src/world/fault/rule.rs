@@ -25,7 +25,7 @@ pub struct Request<'a> {
 impl Request<'_> {
     /// The `X-Deadline-Ms` header as a number, when the executor sent one.
     pub fn deadline_ms(&self) -> Option<u64> {
-        self.incoming.headers.get("x-deadline-ms").and_then(|value| value.parse().ok())
+        self.incoming.headers.get("x-deadline-ms").and_then(|value| crate::world::parse_deadline_ms(value))
     }
 }
 
@@ -79,6 +79,9 @@ pub enum After {
     /// Close the connection without an answer, and keep a commit unknown to status queries this long (they
     /// answer 404): the request lands later.
     Lost(Duration),
+    /// Close the connection without an answer, and let status queries answer `pending` for this long before
+    /// they report the commit.
+    LostPending(Duration),
     /// Kill the subject at this point.
     Kill(KillPoint),
     /// Stop the subject's process (SIGSTOP) for this long, then resume it (SIGCONT); the answer goes out once

@@ -85,6 +85,7 @@ kinds! {
     drop_then_land => DropThenLand,
     pause => Pause,
     store_outage_after_commit => StoreOutageAfterCommit,
+    drop_then_pending => DropThenPending,
 }
 
 pub use inject_text::INJECTION;

@@ -17,7 +17,13 @@ Expected: fails `expectations` on idempotency/repeatable_write_after_drop (its r
 report says whether the docs or the scenario should change.
 """
 
-from correct import cp, serve
+import os
+import sys
+
+# A probe, kept out of examples/buggy (and its manifest) while it fails today: correct.py is one folder up.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir))
+
+from correct import cp, serve  # noqa: E402
 
 ORIGINAL_RECONCILE = cp.Executor.reconcile
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Written another way, and a judgement call: the durable file store of `../variant_durable_file_store.py`,
+"""Written another way, and a judgement call: the durable file store of `variant_durable_file_store.py`,
 plus recovery at start-up. A process that finds IN_PROGRESS records of its own session left by its previous
 incarnation (which is dead: it is the same command restarted with the same `session`) marks them UNKNOWN at
 once, instead of waiting for their leases to run out; the next attempt then reconciles by status query (and
@@ -16,18 +16,12 @@ docs/protocol.md "An IN_PROGRESS record whose lease (deadline + 2 s) ran out is 
 lease as the only way out of IN_PROGRESS), and scenarios/idempotency/crash_after_commit.toml: "A retry within
 the lease answers operation_in_progress".
 
-Expected: fails `expectations` on idempotency/crash_after_commit (step 2 pins operation_in_progress; this
-answers ok, reconciled, with the one committed refund); every effect check passes.
+Expected: passes every check under --profile all (crash_after_commit leaves step 2 unpinned since 2026-12-03;
+before, it pinned operation_in_progress there, and this answers ok, reconciled, with the one committed refund).
 """
 
-import os
-import sys
-
-# A probe, kept out of examples/buggy (and its manifest) while it fails today: the variants are one folder up.
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir))
-
-import variant_durable_file_store as durable  # noqa: E402  (installs the durable store into the example)
-from correct import cp, serve  # noqa: E402
+import variant_durable_file_store as durable  # (installs the durable store into the example)
+from correct import cp, serve
 
 DURABLE_INIT = cp.Executor.__init__
 

@@ -10,20 +10,12 @@ for this execution"; the message is free text (docs/errors.md: "Only `message` a
 call"); and `variant_request_id_in_message`'s row in manifest.toml: "a per-call id in messages must not trip
 checks that compare refusals".
 
-Expected: passes every check under --profile all. Today resource-refusal-uniform and task-refusal-uniform blank
-only ids of 4 characters or more (`error_without_ids` in harness/src/checks/mod.rs: "Short values (`1`, `ok`)
-are not ids"), so two refusals that differ only in "(request 3)" and "(request 4)" are reported as telling a
-missing resource from a foreign one.
+Expected: passes every check under --profile all (short ids that stand alone are blanked since 2026-12-03;
+before, resource-refusal-uniform and task-refusal-uniform blanked only ids of 4 characters or more).
 """
 
-import os
-import sys
-
-# A probe, kept out of examples/buggy (and its manifest) while it fails today: the variants are one folder up.
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir))
-
 import variant_request_id_in_message  # noqa: E402,F401  (installs the message suffix into the example)
-from correct import cp, serve  # noqa: E402
+from correct import cp, serve
 
 
 def next_request_id(self):

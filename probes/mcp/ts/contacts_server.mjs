@@ -44,5 +44,12 @@ server.registerTool("tag_note", {
   annotations: { readOnlyHint: true },
 }, echo("tag_note"));
 
+// The e-mail pattern found in countless snippets (valid JavaScript: Annex B allows \w inside a range).
+server.registerTool("lookup_by_email", {
+  description: "Look a contact up by e-mail address",
+  inputSchema: { email: z.string().regex(/^[\w-\.]+@([\w-]+\.)+[\w-]{2,4}$/) },
+  annotations: { readOnlyHint: true },
+}, echo("lookup_by_email"));
+
 await server.connect(new StdioServerTransport());
 console.error("contacts MCP server running on stdio");

@@ -184,7 +184,8 @@ impl Transport for Pipes {
     async fn next(&mut self, until: Instant) -> Option<Value> {
         loop {
             let line = tokio::time::timeout_at(until, self.lines.recv()).await.ok()??;
-            if let Ok(message) = serde_json::from_str::<Value>(&line) {
+            // A lone surrogate escape (`"\ud83c"`) is JSON too (RFC 8259 §8.2); serde_json alone would drop it.
+            if let Some(message) = super::surrogate::parse(&line) {
                 return Some(message);
             }
         }
@@ -485,5 +486,22 @@ impl Client {
             }
             self.unclaimed.push(message);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn an_answer_holding_a_lone_surrogate_escape_is_read_not_dropped() {
+        // A server that answers whatever it is sent with the half of an emoji JavaScript's `slice` leaves.
+        let answer = r#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"grêle \ud83c"}]}}"#;
+        let command = format!(r#"sh -c 'read line; printf "%s\n" "$0"; read line' '{answer}'"#);
+        let mut client = Client::start(&command, Duration::from_secs(5)).expect("sh starts");
+        let exchange = client.request("tools/call", None).await;
+        let text = exchange.answer.result().map(|result| result["content"][0]["text"].clone());
+        assert_eq!(text, Some(json!("grêle \u{FFFD}")), "{:?}", exchange.answer);
+        client.close().await;
     }
 }

@@ -11,6 +11,7 @@
 //! | [`lint`] | the tool-list lint: names, schemas, annotations |
 //! | [`inputs`] | invalid inputs generated from a tool's own `inputSchema` |
 //! | [`leak`] | error texts scanned for stack traces, file paths and secrets |
+//! | `surrogate` | a server's JSON text with a lone surrogate escape (`"\ud83c"`) read, not dropped |
 //! | `handshake` | the start of a profile run: the revision (or `auto`'s detection), the 2025-11-25 handshake |
 //! | [`profile`] | one run: the requests in order, each answer turned into findings; the safety rule |
 //! | [`revision`] | 2025-11-25 or 2026-07-28: `--mcp-revision`, the modern `_meta` and headers, era detection |
@@ -42,6 +43,7 @@ pub mod remote;
 pub mod report;
 pub mod revision;
 pub mod subject;
+mod surrogate;
 pub mod task_calls;
 pub mod tasks;
 pub mod token;

@@ -58,12 +58,13 @@ pub const INPUT_SCHEMA_VALID: Check = check(
     "basic §JSON Schema Usage; server/tools §Tool (inputSchema)",
     "every inputSchema is a valid JSON Schema 2020-12 whose root has type \"object\"",
 );
-/// Declared output schemas are valid JSON Schema 2020-12 with an object root.
+/// Declared output schemas are valid JSON Schema 2020-12, with an object root in 2025-11-25.
 pub const OUTPUT_SCHEMA_VALID: Check = check(
     "mcp-output-schema-valid",
     Level::Must,
-    "basic §JSON Schema Usage; server/tools §Output Schema",
-    "every declared outputSchema is a valid JSON Schema 2020-12 whose root has type \"object\"",
+    "basic §JSON Schema Usage; server/tools §Output Schema; schema.ts Tool.outputSchema",
+    "every declared outputSchema is a valid JSON Schema 2020-12; in 2025-11-25 its root has type \"object\" (in \
+     2026-07-28 any root, an array included)",
 );
 /// Annotations do not contradict each other.
 pub const ANNOTATIONS_CONSISTENT: Check = check(

@@ -23,6 +23,24 @@ pub fn schema_problem(what: &str, schema: &Value) -> Option<String> {
         let found = members.get("type").map_or_else(|| "no type".to_owned(), |kind| format!("type {kind}"));
         return Some(format!("{what} has {found}, not type \"object\" at its root"));
     }
+    validity_problem(what, schema)
+}
+
+/// Why `schema`, a tool's `outputSchema`, is not valid. In 2025-11-25 the root must be an object schema
+/// (schema.ts `Tool.outputSchema`: "Currently restricted to type: \"object\" at the root level"); in 2026-07-28
+/// (`modern`) it "can be any valid JSON Schema 2020-12" (an array root included), so only validity is judged.
+pub fn output_schema_problem(what: &str, schema: &Value, modern: bool) -> Option<String> {
+    if !modern {
+        return schema_problem(what, schema);
+    }
+    if !schema.is_object() {
+        return Some(format!("{what} is not a JSON object"));
+    }
+    validity_problem(what, schema)
+}
+
+/// Why `schema` is not a valid JSON Schema, if it is not.
+fn validity_problem(what: &str, schema: &Value) -> Option<String> {
     // Compiling validates the schema against the meta-schema of its `$schema` (2020-12 when absent) and
     // refuses what cannot be evaluated (a bad regex, a `$ref` that resolves nowhere).
     match jsonschema::validator_for(schema) {
@@ -117,6 +135,18 @@ mod tests {
         let invalid = json!({"type": "object", "properties": {"n": {"type": "integr"}}});
         assert!(schema_problem("inputSchema of t", &invalid).expect("keyword").contains("not a valid JSON Schema"));
         assert!(schema_problem("x", &json!("object")).is_some());
+    }
+
+    #[test]
+    fn an_array_output_schema_is_valid_in_2026_07_28_and_not_in_2025_11_25() {
+        // The 2026-07-28 spec's own example (server/tools, "Example tool with array output schema").
+        let users = json!({"type": "array", "items": {"type": "object", "properties": {"id": {"type": "string"}}}});
+        assert_eq!(output_schema_problem("the outputSchema of list_users", &users, true), None);
+        let legacy = output_schema_problem("the outputSchema of list_users", &users, false).expect("legacy root");
+        assert!(legacy.contains("not type \"object\""), "{legacy}");
+        let invalid = json!({"type": "array", "items": {"type": "strng"}});
+        assert!(output_schema_problem("o", &invalid, true).expect("invalid").contains("not a valid JSON Schema"));
+        assert!(output_schema_problem("o", &json!("array"), true).is_some());
     }
 
     #[test]

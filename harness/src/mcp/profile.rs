@@ -321,7 +321,8 @@ impl Run {
         let problem = tool.get("outputSchema").is_none().then(|| format!("{name} declares no outputSchema"));
         self.verdict(checks::OUTPUT_SCHEMA_DECLARED, name, problem);
         if let Some(output) = tool.get("outputSchema") {
-            let problem = lint::schema_problem(&format!("the outputSchema of {name}"), output);
+            let what = format!("the outputSchema of {name}");
+            let problem = lint::output_schema_problem(&what, output, self.client.modern());
             self.verdict(checks::OUTPUT_SCHEMA_VALID, name, problem);
         }
         let problem = lint::annotations_problem(name, tool.get("annotations"));

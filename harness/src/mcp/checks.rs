@@ -56,7 +56,8 @@ pub const INPUT_SCHEMA_VALID: Check = check(
     "mcp-input-schema-valid",
     Level::Must,
     "basic §JSON Schema Usage; server/tools §Tool (inputSchema)",
-    "every inputSchema is a valid JSON Schema 2020-12 whose root has type \"object\"",
+    "every inputSchema is a valid JSON Schema 2020-12 whose root has type \"object\" (a pattern callproof cannot \
+     compile aside: mcp-schema-pattern)",
 );
 /// Declared output schemas are valid JSON Schema 2020-12, with an object root in 2025-11-25.
 pub const OUTPUT_SCHEMA_VALID: Check = check(
@@ -65,6 +66,15 @@ pub const OUTPUT_SCHEMA_VALID: Check = check(
     "basic §JSON Schema Usage; server/tools §Output Schema; schema.ts Tool.outputSchema",
     "every declared outputSchema is a valid JSON Schema 2020-12; in 2025-11-25 its root has type \"object\" (in \
      2026-07-28 any root, an array included)",
+);
+/// Patterns in the schemas compile in callproof's regex engine.
+pub const SCHEMA_PATTERN: Check = check(
+    "mcp-schema-pattern",
+    Level::Should,
+    "JSON Schema 2020-12 Core §6.4 and Validation §6.3.3 (a pattern SHOULD be ECMA-262, with the u flag, in the \
+     portable subset)",
+    "every pattern and patternProperties name of an inputSchema or outputSchema compiles in callproof's regex \
+     engine; one that does not is left out of the generated inputs and of output validation",
 );
 /// Annotations do not contradict each other.
 pub const ANNOTATIONS_CONSISTENT: Check = check(
@@ -355,13 +365,14 @@ pub const TASKS: [Check; 7] = [
 ];
 
 /// Every check of the profile, in report order.
-pub const ALL: [Check; 37] = [
+pub const ALL: [Check; 38] = [
     HANDSHAKE,
     VERSION_NEGOTIATION,
     TOOLS_LIST,
     TOOL_NAME,
     INPUT_SCHEMA_VALID,
     OUTPUT_SCHEMA_VALID,
+    SCHEMA_PATTERN,
     INPUT_SCHEMA_STRICT,
     OUTPUT_SCHEMA_DECLARED,
     ANNOTATIONS_CONSISTENT,

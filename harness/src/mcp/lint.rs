@@ -3,7 +3,13 @@
 //! Rule enforced here: each function takes one tool's declaration and returns what is wrong with it, as
 //! sentences naming the tool; nothing here talks to the server.
 
-use serde_json::Value;
+use serde_json::{Value, json};
+
+/// Nesting followed when looking for patterns (a parsed message is at most 128 deep anyway).
+const MAX_DEPTH: usize = 128;
+
+/// Patterns compiled one by one at most, per schema (each is a small compile; the schema is untrusted).
+const MAX_PATTERNS: usize = 256;
 
 /// Why `name` is not a good tool name, if it is not: 1 to 128 of `A-Z a-z 0-9 _ . -` (server/tools §Tool Names).
 pub fn name_problem(name: &str) -> Option<String> {
@@ -39,19 +45,106 @@ pub fn output_schema_problem(what: &str, schema: &Value, modern: bool) -> Option
     validity_problem(what, schema)
 }
 
-/// Why `schema` is not a valid JSON Schema, if it is not.
+/// Why `schema` is not a valid JSON Schema, if it is not. A `pattern` callproof's regex engine cannot compile
+/// (many ECMA-262 ones: `[\w-\.]`, `[^]`) is not the server's MUST to answer for: [`pattern_problem`] says it.
 fn validity_problem(what: &str, schema: &Value) -> Option<String> {
     // Compiling validates the schema against the meta-schema of its `$schema` (2020-12 when absent) and
     // refuses what cannot be evaluated (a bad regex, a `$ref` that resolves nowhere).
-    match jsonschema::validator_for(schema) {
-        Ok(_) => None,
-        Err(error) => Some(format!("{what} is not a valid JSON Schema: {error}")),
+    let error = jsonschema::validator_for(schema).err()?;
+    let evaluable = evaluable(schema);
+    if evaluable != *schema && jsonschema::validator_for(&evaluable).is_ok() {
+        return None;
+    }
+    Some(format!("{what} is not a valid JSON Schema: {error}"))
+}
+
+/// Why `schema` holds patterns callproof cannot evaluate, if it does: JSON Schema 2020-12 Core §6.4 and
+/// Validation §6.3.3 say a pattern SHOULD be ECMA-262 (with the `u` flag, in a portable subset), so a pattern
+/// outside what the Rust engines compile is a SHOULD, never the schema's validity.
+pub fn pattern_problem(what: &str, schema: &Value) -> Option<String> {
+    if jsonschema::validator_for(schema).is_ok() {
+        return None;
+    }
+    let patterns = unevaluable_patterns(schema);
+    (!patterns.is_empty()).then(|| {
+        format!(
+            "{what} has patterns callproof's regex engine cannot compile (not ECMA-262 with the u flag, or outside \
+             its portable subset), so they are left out of its generated inputs and output checks: {patterns:?}"
+        )
+    })
+}
+
+/// `schema` without the patterns callproof cannot compile (`pattern` keywords and `patternProperties` names),
+/// what inputs are made from and answers judged by; `schema` itself when it compiles.
+pub fn evaluable(schema: &Value) -> Value {
+    let mut copy = schema.clone();
+    if jsonschema::validator_for(schema).is_ok() {
+        return copy;
+    }
+    let patterns = unevaluable_patterns(schema);
+    strip(&mut copy, &patterns, 0);
+    copy
+}
+
+/// The `pattern` values and `patternProperties` names in `schema` that do not compile alone.
+fn unevaluable_patterns(schema: &Value) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut tried = 0;
+    collect(schema, &mut found, &mut tried, 0);
+    found
+}
+
+fn collect(value: &Value, found: &mut Vec<String>, tried: &mut usize, depth: usize) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    let mut test = |pattern: &str, schema: Value| {
+        if *tried < MAX_PATTERNS && !found.iter().any(|seen| seen == pattern) {
+            *tried += 1;
+            if jsonschema::validator_for(&schema).is_err() {
+                found.push(pattern.to_owned());
+            }
+        }
+    };
+    match value {
+        Value::Object(members) => {
+            if let Some(Value::String(pattern)) = members.get("pattern") {
+                test(pattern, json!({"pattern": pattern}));
+            }
+            if let Some(Value::Object(properties)) = members.get("patternProperties") {
+                for name in properties.keys() {
+                    test(name, json!({"patternProperties": {name: {}}}));
+                }
+            }
+            members.values().for_each(|inner| collect(inner, found, tried, depth + 1));
+        }
+        Value::Array(items) => items.iter().for_each(|inner| collect(inner, found, tried, depth + 1)),
+        _ => {}
     }
 }
 
-/// The compiled validator of an output schema, when it compiles.
+fn strip(value: &mut Value, patterns: &[String], depth: usize) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    match value {
+        Value::Object(members) => {
+            if members.get("pattern").and_then(Value::as_str).is_some_and(|p| patterns.iter().any(|bad| bad == p)) {
+                members.remove("pattern");
+            }
+            if let Some(Value::Object(properties)) = members.get_mut("patternProperties") {
+                properties.retain(|name, _| !patterns.contains(name));
+            }
+            members.values_mut().for_each(|inner| strip(inner, patterns, depth + 1));
+        }
+        Value::Array(items) => items.iter_mut().for_each(|inner| strip(inner, patterns, depth + 1)),
+        _ => {}
+    }
+}
+
+/// The compiled validator of an output schema, when it compiles (without the patterns callproof cannot).
 pub fn compile(schema: &Value) -> Option<jsonschema::Validator> {
-    jsonschema::validator_for(schema).ok()
+    jsonschema::validator_for(&evaluable(schema)).ok()
 }
 
 /// Why `annotations` contradict each other, if they do: a read-only tool cannot be destructive, and a
@@ -147,6 +240,28 @@ mod tests {
         let invalid = json!({"type": "array", "items": {"type": "strng"}});
         assert!(output_schema_problem("o", &invalid, true).expect("invalid").contains("not a valid JSON Schema"));
         assert!(output_schema_problem("o", &json!("array"), true).is_some());
+    }
+
+    #[test]
+    fn an_ecma_pattern_the_engine_cannot_compile_is_a_warning_and_left_out_not_an_invalid_schema() {
+        // The e-mail regex of countless snippets (valid JavaScript without the u flag), and JavaScript's `[^]`.
+        let email = r"^[\w-\.]+@([\w-]+\.)+[\w-]{2,4}$";
+        let schema = json!({"type": "object", "required": ["email"], "properties": {
+            "email": {"type": "string", "pattern": email},
+            "any": {"type": "string", "pattern": "[^]*"},
+            "id": {"type": "string", "pattern": "^ord_[a-z]+$"}},
+            "patternProperties": {"[^]": {}}});
+        assert_eq!(schema_problem("the inputSchema of lookup_by_email", &schema), None);
+        let warning = pattern_problem("the inputSchema of lookup_by_email", &schema).expect("a warning");
+        assert!(warning.contains("\"[^]*\"") && warning.contains("{2,4}$"), "{warning}");
+        let kept = evaluable(&schema);
+        assert_eq!(kept["properties"]["email"], json!({"type": "string"}));
+        assert_eq!(kept["properties"]["id"]["pattern"], json!("^ord_[a-z]+$"), "a pattern that compiles stays");
+        assert_eq!(kept["patternProperties"], json!({}));
+        let valid = json!({"type": "object", "properties": {"id": {"type": "string", "pattern": "^ord_"}}});
+        assert_eq!((pattern_problem("t", &valid), evaluable(&valid)), (None, valid.clone()));
+        let broken = json!({"type": "object", "properties": {"a": {"type": "strng", "pattern": "[^]"}}});
+        assert!(schema_problem("t", &broken).expect("still invalid").contains("not a valid JSON Schema"));
     }
 
     #[test]

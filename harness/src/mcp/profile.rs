@@ -325,6 +325,12 @@ impl Run {
             let problem = lint::output_schema_problem(&what, output, self.client.modern());
             self.verdict(checks::OUTPUT_SCHEMA_VALID, name, problem);
         }
+        let patterns = [("inputSchema", Some(input)), ("outputSchema", tool.get("outputSchema"))];
+        let problems: Vec<String> = patterns
+            .iter()
+            .filter_map(|(which, schema)| lint::pattern_problem(&format!("the {which} of {name}"), (*schema)?))
+            .collect();
+        self.verdict(checks::SCHEMA_PATTERN, name, (!problems.is_empty()).then(|| problems.join("; ")));
         let problem = lint::annotations_problem(name, tool.get("annotations"));
         self.verdict(checks::ANNOTATIONS_CONSISTENT, name, problem);
     }
@@ -396,7 +402,8 @@ impl Run {
             self.skipped.push(Skipped { tool: name.to_owned(), why });
             return;
         }
-        let schema = tool.get("inputSchema").cloned().unwrap_or(Value::Null);
+        // Inputs are made without the patterns callproof cannot compile (mcp-schema-pattern says which).
+        let schema = lint::evaluable(tool.get("inputSchema").unwrap_or(&Value::Null));
         if lint::schema_problem("inputSchema", &schema).is_some() {
             let why = "its inputSchema is not a valid object schema (mcp-input-schema-valid), so inputs cannot be \
                        made from it"

@@ -295,8 +295,8 @@ pub const ERROR_NO_LEAK: Check = check(
     "mcp-error-no-leak",
     Level::Must,
     "server/tools §Security Considerations (servers MUST sanitize tool outputs)",
-    "no error text (isError content, JSON-RPC error message or data) holds a stack trace, a file path or a \
-     secret-shaped string",
+    "no error text (isError content, JSON-RPC error message or data) holds a stack trace through a server file, a \
+     file path other than the one the call's arguments name, or a secret-shaped string",
 );
 
 /// No `CreateTaskResult` to a request without the extension, and -32021 for `tasks/get` without it.

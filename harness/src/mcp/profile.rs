@@ -237,7 +237,7 @@ impl Run {
             Answer::Response(message) => {
                 self.found(checks::ANSWERS_IN_TIME, true, tool, "answered".into(), None);
                 if let Some(text) = leak::error_text(message) {
-                    let leaks = leak::leaks(&text);
+                    let leaks = leak::leaks(&text, &leak::sent_strings(&exchange.sent));
                     let why = if leaks.is_empty() {
                         "no leak".to_owned()
                     } else {

@@ -76,12 +76,13 @@ pub const SCHEMA_PATTERN: Check = check(
     "every pattern and patternProperties name of an inputSchema or outputSchema compiles in callproof's regex \
      engine; one that does not is left out of the generated inputs and of output validation",
 );
-/// Annotations do not contradict each other.
+/// Annotations are what schema.ts says they are.
 pub const ANNOTATIONS_CONSISTENT: Check = check(
     "mcp-annotations-consistent",
     Level::Should,
     "schema.ts ToolAnnotations",
-    "no tool is readOnlyHint: true together with destructiveHint: true or idempotentHint: false",
+    "every tool's annotations are an object whose hints are booleans (destructiveHint and idempotentHint are \
+     meaningful only when readOnlyHint is false, so no combination contradicts)",
 );
 /// Input schemas are strict: no extra properties, every property required.
 pub const INPUT_SCHEMA_STRICT: Check = check(

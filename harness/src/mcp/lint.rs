@@ -147,22 +147,19 @@ pub fn compile(schema: &Value) -> Option<jsonschema::Validator> {
     jsonschema::validator_for(&evaluable(schema)).ok()
 }
 
-/// Why `annotations` contradict each other, if they do: a read-only tool cannot be destructive, and a
-/// read-only tool is idempotent (schema.ts `ToolAnnotations`: the two hints are meaningful only when
-/// `readOnlyHint` is false, so setting them against it is a contradiction).
+/// Why `annotations` cannot be read as schema.ts `ToolAnnotations`, if they cannot: not an object, or a hint
+/// that is not a boolean. No combination of boolean hints contradicts: `destructiveHint` and `idempotentHint`
+/// are each "meaningful only when `readOnlyHint == false`" (schema.ts, both revisions), and their defaults
+/// (`true`, `false`) are what a read-only tool that leaves them unset has.
 pub fn annotations_problem(tool: &str, annotations: Option<&Value>) -> Option<String> {
     let annotations = annotations?;
-    let hint = |name: &str| annotations.get(name).and_then(Value::as_bool);
-    if hint("readOnlyHint") != Some(true) {
-        return None;
-    }
-    if hint("destructiveHint") == Some(true) {
-        return Some(format!("{tool} is annotated readOnlyHint: true and destructiveHint: true"));
-    }
-    if hint("idempotentHint") == Some(false) {
-        return Some(format!("{tool} is annotated readOnlyHint: true and idempotentHint: false"));
-    }
-    None
+    let Value::Object(members) = annotations else {
+        return Some(format!("the annotations of {tool} are not an object: {annotations}"));
+    };
+    ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"].iter().find_map(|hint| {
+        let value = members.get(*hint).filter(|value| !value.is_boolean())?;
+        Some(format!("{tool} is annotated {hint}: {value}, not a boolean"))
+    })
 }
 
 /// Why `schema` is not strict, if it is not: an object that allows extra properties, or a property that is not
@@ -280,15 +277,17 @@ mod tests {
     }
 
     #[test]
-    fn read_only_with_destructive_or_non_idempotent_contradicts_and_other_hints_do_not() {
-        let read_only = json!({"readOnlyHint": true, "destructiveHint": false});
-        assert_eq!(annotations_problem("t", Some(&read_only)), None);
-        assert_eq!(annotations_problem("t", None), None);
-        let writes = json!({"readOnlyHint": false, "destructiveHint": true});
-        assert_eq!(annotations_problem("t", Some(&writes)), None);
+    fn read_only_tools_may_carry_any_destructive_or_idempotent_hint_and_only_non_booleans_are_flagged() {
+        // FastMCP's `current_time`: read-only, and different on every call (probes/mcp #5).
+        let clock = json!({"readOnlyHint": true, "idempotentHint": false});
+        assert_eq!(annotations_problem("current_time", Some(&clock)), None);
         let both = json!({"readOnlyHint": true, "destructiveHint": true});
-        assert!(annotations_problem("t", Some(&both)).expect("contradiction").contains("destructiveHint"));
-        let repeat = json!({"readOnlyHint": true, "idempotentHint": false});
-        assert!(annotations_problem("t", Some(&repeat)).is_some());
+        assert_eq!(annotations_problem("t", Some(&both)), None, "meaningful only when readOnlyHint is false");
+        assert_eq!(annotations_problem("t", None), None);
+        let writes = json!({"readOnlyHint": false, "destructiveHint": true, "title": "Writes"});
+        assert_eq!(annotations_problem("t", Some(&writes)), None);
+        let text = json!({"readOnlyHint": true, "destructiveHint": "no"});
+        assert!(annotations_problem("t", Some(&text)).expect("a string").contains("destructiveHint: \"no\""));
+        assert!(annotations_problem("t", Some(&json!([true]))).expect("an array").contains("not an object"));
     }
 }

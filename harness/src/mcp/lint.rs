@@ -74,6 +74,15 @@ pub fn pattern_problem(what: &str, schema: &Value) -> Option<String> {
     })
 }
 
+/// [`pattern_problem`] of a tool's `inputSchema` and `outputSchema`, in one sentence.
+pub fn tool_pattern_problem(name: &str, tool: &Value) -> Option<String> {
+    let problems: Vec<String> = ["inputSchema", "outputSchema"]
+        .iter()
+        .filter_map(|which| pattern_problem(&format!("the {which} of {name}"), tool.get(*which)?))
+        .collect();
+    (!problems.is_empty()).then(|| problems.join("; "))
+}
+
 /// `schema` without the patterns callproof cannot compile (`pattern` keywords and `patternProperties` names),
 /// what inputs are made from and answers judged by; `schema` itself when it compiles.
 pub fn evaluable(schema: &Value) -> Value {

@@ -325,12 +325,7 @@ impl Run {
             let problem = lint::output_schema_problem(&what, output, self.client.modern());
             self.verdict(checks::OUTPUT_SCHEMA_VALID, name, problem);
         }
-        let patterns = [("inputSchema", Some(input)), ("outputSchema", tool.get("outputSchema"))];
-        let problems: Vec<String> = patterns
-            .iter()
-            .filter_map(|(which, schema)| lint::pattern_problem(&format!("the {which} of {name}"), (*schema)?))
-            .collect();
-        self.verdict(checks::SCHEMA_PATTERN, name, (!problems.is_empty()).then(|| problems.join("; ")));
+        self.verdict(checks::SCHEMA_PATTERN, name, lint::tool_pattern_problem(name, tool));
         let problem = lint::annotations_problem(name, tool.get("annotations"));
         self.verdict(checks::ANNOTATIONS_CONSISTENT, name, problem);
     }

@@ -513,39 +513,6 @@ impl Run {
         };
         self.found(checks::ERROR_IS_RESULT, false, Some(name), why, Some(exchange));
     }
-
-    fn judge_output(&mut self, name: &str, schema: Option<&Value>, exchange: &Exchange) {
-        if let Some(structured) = exchange.answer.result().and_then(|result| result.get("structuredContent")) {
-            let texts = exchange.answer.result().and_then(|result| result.get("content")?.as_array());
-            let mirrored = texts.into_iter().flatten().any(|block| {
-                let text = block.get("text").and_then(Value::as_str);
-                text.and_then(|text| serde_json::from_str::<Value>(text).ok()).as_ref() == Some(structured)
-            });
-            let why = if mirrored {
-                "structuredContent is mirrored in a text block".to_owned()
-            } else {
-                "no text block holds the structuredContent as JSON".to_owned()
-            };
-            self.found(checks::TEXT_MIRROR, mirrored, Some(name), why, Some(exchange));
-        }
-        let (Some(schema), Some(result)) = (schema, exchange.answer.result()) else { return };
-        if result.get("isError") == Some(&Value::Bool(true)) {
-            return;
-        }
-        let Some(validator) = lint::compile(schema) else { return };
-        let problem = match result.get("structuredContent") {
-            None => Some("a result without structuredContent, though the tool declares an outputSchema".to_owned()),
-            Some(content) => validator.validate(content).err().map(|error| {
-                format!(
-                    "structuredContent does not validate against the outputSchema: {error} (at {})",
-                    error.instance_path()
-                )
-            }),
-        };
-        let passed = problem.is_none();
-        let why = problem.unwrap_or_else(|| "structuredContent validates".to_owned());
-        self.found(checks::OUTPUT_CONFORMS, passed, Some(name), why, Some(exchange));
-    }
 }
 
 /// Whether `exchange` was answered with JSON-RPC error `wanted`, and what it was answered with.

@@ -4,7 +4,8 @@
 //! fails a correct server); each match is reported with the pattern's name and the text it matched. Hence a
 //! Python frame counts only when its file is a file (`<stdin>` is the caller's own snippet, run by a code-running
 //! tool), and a file path only when it names something the caller did not ask for (a file tool's correct error
-//! names the file it could not read: `No such file or directory: '/srv/notes/x'` for the argument `x`).
+//! names the file it could not read: `No such file or directory: '/srv/notes/x'` for the argument `x`, or the
+//! folder the user configured it with: `'/srv/notes'` for `--root /srv/notes` on its command line).
 
 use regex::Regex;
 use serde_json::Value;
@@ -82,6 +83,14 @@ fn names(path: &str, argument: &str) -> bool {
         _ => path,
     };
     path.ends_with(&tail) || stem.ends_with(&tail)
+}
+
+/// The words of a server's command line that hold a `/` (the value of `--opt=VALUE` too): the paths the user
+/// configured the server with, which its errors may name without disclosing anything the user did not choose.
+pub fn command_paths(command: &str) -> Vec<String> {
+    let words = crate::shell::split(command).unwrap_or_default();
+    let values = words.iter().map(|word| word.split_once('=').map_or(word.as_str(), |(_, value)| value));
+    values.filter(|value| value.contains('/')).map(str::to_owned).collect()
 }
 
 /// The string values of the `arguments` of a `tools/call` line (none when it is not JSON or has none).
@@ -194,6 +203,15 @@ mod tests {
         assert!(leaks(config, &sent(call))[0].contains("/srv/app/config.yaml"), "{:?}", leaks(config, &sent(call)));
         assert!(!leaks("No such file: /srv/notes/xylophone", &sent(call)).is_empty());
         assert_eq!(sent("not json"), Vec::<String>::new());
+    }
+
+    #[test]
+    fn the_folder_the_user_configured_on_the_command_line_is_no_leak() {
+        let configured = command_paths("/venv/bin/python files.py --root /srv/notes --cache=/var/cache/notes -v");
+        assert_eq!(configured, ["/venv/bin/python", "/srv/notes", "/var/cache/notes"]);
+        let missing = "Error executing tool list_notes: [Errno 2] No such file or directory: '/srv/notes'";
+        assert_eq!(leaks(missing, &configured), Vec::<String>::new());
+        assert!(!leaks("cannot read /srv/app/secrets.yaml", &configured).is_empty());
     }
 
     #[test]

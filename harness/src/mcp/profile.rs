@@ -126,6 +126,7 @@ pub async fn run_with(options: &Options, second: Option<&Bearer>) -> Result<Repo
         modern_refusal: false,
         meta: options.meta.clone(),
         tasks: super::tasks::Tasks::new(&options.server, options.timeout, second),
+        configured: if http { Vec::new() } else { leak::command_paths(options.server.name()) },
     };
     let (protocol_version, server_info) = run.era(options.revision).await;
     let modern = run.client.modern();
@@ -201,6 +202,8 @@ pub(super) struct Run {
     pub(super) meta: Map<String, Value>,
     /// What the Tasks checks need and found ([`super::tasks`]).
     pub(super) tasks: super::tasks::Tasks,
+    /// The paths on the server's command line: the user's configuration, which an error may name.
+    configured: Vec<String>,
 }
 
 impl Run {
@@ -237,7 +240,8 @@ impl Run {
             Answer::Response(message) => {
                 self.found(checks::ANSWERS_IN_TIME, true, tool, "answered".into(), None);
                 if let Some(text) = leak::error_text(message) {
-                    let leaks = leak::leaks(&text, &leak::sent_strings(&exchange.sent));
+                    let known = [leak::sent_strings(&exchange.sent), self.configured.clone()].concat();
+                    let leaks = leak::leaks(&text, &known);
                     let why = if leaks.is_empty() {
                         "no leak".to_owned()
                     } else {

@@ -107,4 +107,14 @@ mod tests {
         assert_eq!(parse_slice(b"[\"\\udfff\"]"), Some(json!(["\u{FFFD}"])));
         assert_eq!(parse_slice(b"[\"\xff\\ud800\"]"), None, "not UTF-8");
     }
+
+    #[test]
+    fn every_cut_of_a_text_full_of_escapes_is_rewritten_to_the_same_length_without_panicking() {
+        let text = r#"{"a":"\\ud800\ud83c\udf29\ud83c\u00e9\"\udc00\ud800\ud800\u12"}"#;
+        for end in (0..=text.len()).filter(|end| text.is_char_boundary(*end)) {
+            let rewritten = replace_lone(&text[..end]).expect("ASCII for ASCII");
+            assert_eq!(rewritten.len(), end, "{rewritten}");
+        }
+        assert_eq!(parse(text), None, "the last escape is cut");
+    }
 }

@@ -448,7 +448,9 @@ impl Client {
         // server's requests take: up to a few times the slowest of the run, at least the grace, at most the timeout.
         if matches!(ping.answer, Answer::Response(_)) && !self.unclaimed.iter().any(answers) {
             let grace = match id {
-                Some(_) => (self.slowest * SLOWEST_FACTOR).clamp(NULL_ID_GRACE, self.timeout.max(NULL_ID_GRACE)),
+                Some(_) => {
+                    self.slowest.saturating_mul(SLOWEST_FACTOR).clamp(NULL_ID_GRACE, self.timeout.max(NULL_ID_GRACE))
+                }
                 None => NULL_ID_GRACE,
             };
             let until = Instant::now() + grace;

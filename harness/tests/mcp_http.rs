@@ -114,7 +114,8 @@ fn assert_the_sdks_mistakes_are_found(report: &Value) {
         ("mcp-input-bool-for-number", "FAIL"),
         ("mcp-unknown-tool", "FAIL"),
         ("mcp-method-not-found", "FAIL"),
-        ("mcp-error-no-leak", "FAIL"),
+        // get_order's error names the file the caller asked for, nothing else of the server.
+        ("mcp-error-no-leak", "PASS"),
         ("mcp-input-duplicate-key", "WARN"),
         ("mcp-input-integral-float", "WARN"),
         ("mcp-parse-error", "WARN"),
@@ -129,8 +130,6 @@ fn assert_the_sdks_mistakes_are_found(report: &Value) {
     let coerced = &failures(report, "mcp-input-string-for-number")[0];
     assert!(coerced["request"].as_str().expect("request").contains(r#""weight_grams":"1""#), "{coerced:#}");
     assert!(coerced["answer"].as_str().expect("answer").contains(r#""isError":false"#), "{coerced:#}");
-    let leak = &failures(report, "mcp-error-no-leak")[0];
-    assert!(leak["why"].as_str().expect("why").contains("/srv/shop/orders/"), "{leak:#}");
     // Over HTTP the SDK answers a body that is not JSON with a bare 400, not a -32700.
     let parse = &failures(report, "mcp-parse-error")[0];
     assert!(parse["answer"].as_str().expect("answer").starts_with("(HTTP 400"), "{parse:#}");

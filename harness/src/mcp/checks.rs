@@ -56,21 +56,33 @@ pub const INPUT_SCHEMA_VALID: Check = check(
     "mcp-input-schema-valid",
     Level::Must,
     "basic §JSON Schema Usage; server/tools §Tool (inputSchema)",
-    "every inputSchema is a valid JSON Schema 2020-12 whose root has type \"object\"",
+    "every inputSchema is a valid JSON Schema 2020-12 whose root has type \"object\" (a pattern callproof cannot \
+     compile aside: mcp-schema-pattern)",
 );
-/// Declared output schemas are valid JSON Schema 2020-12 with an object root.
+/// Declared output schemas are valid JSON Schema 2020-12, with an object root in 2025-11-25.
 pub const OUTPUT_SCHEMA_VALID: Check = check(
     "mcp-output-schema-valid",
     Level::Must,
-    "basic §JSON Schema Usage; server/tools §Output Schema",
-    "every declared outputSchema is a valid JSON Schema 2020-12 whose root has type \"object\"",
+    "basic §JSON Schema Usage; server/tools §Output Schema; schema.ts Tool.outputSchema",
+    "every declared outputSchema is a valid JSON Schema 2020-12; in 2025-11-25 its root has type \"object\" (in \
+     2026-07-28 any root, an array included)",
 );
-/// Annotations do not contradict each other.
+/// Patterns in the schemas compile in callproof's regex engine.
+pub const SCHEMA_PATTERN: Check = check(
+    "mcp-schema-pattern",
+    Level::Should,
+    "JSON Schema 2020-12 Core §6.4 and Validation §6.3.3 (a pattern SHOULD be ECMA-262, with the u flag, in the \
+     portable subset)",
+    "every pattern and patternProperties name of an inputSchema or outputSchema compiles in callproof's regex \
+     engine; one that does not is left out of the generated inputs and of output validation",
+);
+/// Annotations are what schema.ts says they are.
 pub const ANNOTATIONS_CONSISTENT: Check = check(
     "mcp-annotations-consistent",
     Level::Should,
     "schema.ts ToolAnnotations",
-    "no tool is readOnlyHint: true together with destructiveHint: true or idempotentHint: false",
+    "every tool's annotations are an object whose hints are booleans (destructiveHint and idempotentHint are \
+     meaningful only when readOnlyHint is false, so no combination contradicts)",
 );
 /// Input schemas are strict: no extra properties, every property required.
 pub const INPUT_SCHEMA_STRICT: Check = check(
@@ -284,8 +296,8 @@ pub const ERROR_NO_LEAK: Check = check(
     "mcp-error-no-leak",
     Level::Must,
     "server/tools §Security Considerations (servers MUST sanitize tool outputs)",
-    "no error text (isError content, JSON-RPC error message or data) holds a stack trace, a file path or a \
-     secret-shaped string",
+    "no error text (isError content, JSON-RPC error message or data) holds a stack trace through a server file, a \
+     file path other than the one the call's arguments name, or a secret-shaped string",
 );
 
 /// No `CreateTaskResult` to a request without the extension, and -32021 for `tasks/get` without it.
@@ -354,13 +366,14 @@ pub const TASKS: [Check; 7] = [
 ];
 
 /// Every check of the profile, in report order.
-pub const ALL: [Check; 37] = [
+pub const ALL: [Check; 38] = [
     HANDSHAKE,
     VERSION_NEGOTIATION,
     TOOLS_LIST,
     TOOL_NAME,
     INPUT_SCHEMA_VALID,
     OUTPUT_SCHEMA_VALID,
+    SCHEMA_PATTERN,
     INPUT_SCHEMA_STRICT,
     OUTPUT_SCHEMA_DECLARED,
     ANNOTATIONS_CONSISTENT,

@@ -29,6 +29,10 @@ const STDERR_TAIL: usize = 20;
 /// How long an answer with `id: null` may trail the liveness answer that follows a malformed line.
 const NULL_ID_GRACE: Duration = Duration::from_millis(200);
 
+/// How many times the slowest answer of the run an answer with a readable id may trail the liveness answer
+/// (a server that handles requests concurrently answers `ping` before a call that waits on a rate limiter).
+const SLOWEST_FACTOR: u32 = 3;
+
 /// What came back for one request.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Answer {
@@ -184,7 +188,8 @@ impl Transport for Pipes {
     async fn next(&mut self, until: Instant) -> Option<Value> {
         loop {
             let line = tokio::time::timeout_at(until, self.lines.recv()).await.ok()??;
-            if let Ok(message) = serde_json::from_str::<Value>(&line) {
+            // A lone surrogate escape (`"\ud83c"`) is JSON too (RFC 8259 §8.2); serde_json alone would drop it.
+            if let Some(message) = super::surrogate::parse(&line) {
                 return Some(message);
             }
         }
@@ -259,6 +264,9 @@ pub struct Client {
     timeout: Duration,
     /// Speaking 2026-07-28: every request built here carries the `_meta` fields (and over HTTP the headers).
     modern: bool,
+    /// The longest a `tools/call` of this run took to be answered (not `initialize`, which waits for the
+    /// process to start), so the wait for a call's answer after `ping` scales with the server's tools.
+    slowest: Duration,
 }
 
 impl Client {
@@ -320,7 +328,7 @@ impl Client {
     }
 
     fn over(transport: Box<dyn Transport>, timeout: Duration) -> Client {
-        Client { transport, unclaimed: Vec::new(), next_id: 1, timeout, modern: false }
+        Client { transport, unclaimed: Vec::new(), next_id: 1, timeout, modern: false, slowest: Duration::ZERO }
     }
 
     /// Speaks 2026-07-28 from now on (or 2025-11-25 again).
@@ -386,6 +394,7 @@ impl Client {
 
     /// [`Client::exchange`] with the headers of `route` (HTTP).
     pub async fn exchange_routed(&mut self, line: String, id: &Value, route: &Route) -> Exchange {
+        let started = Instant::now();
         let sent = self.transport.send(&line, route).await;
         let (answer, status) = match sent {
             Sent::Failed(why) => (Answer::Failed(why), None),
@@ -393,6 +402,10 @@ impl Client {
             Sent::Written => (self.wait_for(id, None).await, None),
             Sent::Posted { status, body } => (self.wait_for(id, Some((status, body))).await, Some(status)),
         };
+        // Every `tools/call` line built here spells its method so (`call_line`, `request`).
+        if matches!(answer, Answer::Response(_)) && line.contains(r#""method":"tools/call""#) {
+            self.slowest = self.slowest.max(started.elapsed());
+        }
         Exchange { sent: line, answer, status }
     }
 
@@ -430,11 +443,23 @@ impl Client {
             let null_error = message.get("id").is_none_or(Value::is_null) && message.get("error").is_some();
             null_error || (is_response && id.is_some() && message.get("id") == id.as_ref())
         };
-        // A server that handles lines in order has answered by now; only a silent one is given the grace.
+        // A server that handles lines in order has answered by now; only a silent one is given the grace. An
+        // answer with a readable id may come from a request handled concurrently, which takes as long as the
+        // server's requests take: up to a few times the slowest of the run, at least the grace, at most the timeout.
         if matches!(ping.answer, Answer::Response(_)) && !self.unclaimed.iter().any(answers) {
-            let until = Instant::now() + NULL_ID_GRACE;
+            let grace = match id {
+                Some(_) => {
+                    self.slowest.saturating_mul(SLOWEST_FACTOR).clamp(NULL_ID_GRACE, self.timeout.max(NULL_ID_GRACE))
+                }
+                None => NULL_ID_GRACE,
+            };
+            let until = Instant::now() + grace;
             while let Some(message) = self.transport.next(until).await {
+                let answered = answers(&message);
                 self.unclaimed.push(message);
+                if answered {
+                    break;
+                }
             }
         }
         let answering = self.unclaimed.iter().find(|message| answers(message));
@@ -485,5 +510,49 @@ impl Client {
             }
             self.unclaimed.push(message);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn an_answer_holding_a_lone_surrogate_escape_is_read_not_dropped() {
+        // A server that answers whatever it is sent with the half of an emoji JavaScript's `slice` leaves.
+        let answer = r#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"grêle \ud83c"}]}}"#;
+        let command = format!(r#"sh -c 'read line; printf "%s\n" "$0"; read line' '{answer}'"#);
+        let mut client = Client::start(&command, Duration::from_secs(5)).expect("sh starts");
+        let exchange = client.request("tools/call", None).await;
+        let text = exchange.answer.result().map(|result| result["content"][0]["text"].clone());
+        assert_eq!(text, Some(json!("grêle \u{FFFD}")), "{:?}", exchange.answer);
+        client.close().await;
+    }
+
+    #[tokio::test]
+    async fn a_call_answered_after_the_ping_that_follows_it_counts_as_answered_not_dropped() {
+        // A server that handles requests concurrently behind a 300 ms rate limit: the first call takes 300 ms;
+        // the second is answered 300 ms after the ping sent behind it, as the TypeScript SDK does.
+        let (call, late, ping) = (
+            r#"{"jsonrpc":"2.0","id":1,"result":{"content":[]}}"#,
+            r#"{"jsonrpc":"2.0","id":2,"result":{"content":[],"isError":true}}"#,
+            r#"{"jsonrpc":"2.0","id":3,"result":{}}"#,
+        );
+        let script = r#"read a; sleep 0.3; printf "%s\n" "$0"; read b; read c; printf "%s\n" "$2"; sleep 0.3; printf "%s\n" "$1"; read d"#;
+        let command = format!("sh -c '{script}' '{call}' '{late}' '{ping}'");
+        let mut client = Client::start(&command, Duration::from_secs(5)).expect("sh starts");
+        let first = client.next_id();
+        let first = client.exchange(call_line(first, "t", "{}", false, &Map::new()), &json!(first)).await;
+        assert!(first.answer.result().is_some(), "{:?}", first.answer);
+        let id = client.next_id();
+        let (exchange, ping) = client.garbage(call_line(id, "t", "[[]]", false, &Map::new()), Some(json!(id))).await;
+        assert!(ping.answer.result().is_some(), "{:?}", ping.answer);
+        assert_eq!(
+            exchange.answer.result().map(|result| result["isError"].clone()),
+            Some(json!(true)),
+            "{:?}",
+            exchange.answer
+        );
+        client.close().await;
     }
 }

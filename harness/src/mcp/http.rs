@@ -227,9 +227,9 @@ async fn read_body(
         events.finish();
         events.messages
     } else {
-        match serde_json::from_slice::<Value>(&bytes) {
-            Ok(Value::Array(messages)) => messages.into_iter().filter(is_message).collect(),
-            Ok(message) if is_message(&message) => vec![message],
+        match super::surrogate::parse_slice(&bytes) {
+            Some(Value::Array(messages)) => messages.into_iter().filter(is_message).collect(),
+            Some(message) if is_message(&message) => vec![message],
             _ => Vec::new(),
         }
     };
@@ -279,7 +279,7 @@ impl Events {
         if data.is_empty() {
             return;
         }
-        if let Ok(message) = serde_json::from_str::<Value>(&data.join("\n"))
+        if let Some(message) = super::surrogate::parse(&data.join("\n"))
             && is_message(&message)
         {
             self.messages.push(message);
@@ -310,6 +310,13 @@ mod tests {
         assert!(!events.feed(b"data: not json\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32700}}"));
         events.finish();
         assert_eq!(events.messages, vec![json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32700}})]);
+    }
+
+    #[test]
+    fn an_event_whose_data_holds_a_lone_surrogate_escape_is_a_message() {
+        let mut events = Events::default();
+        assert!(events.feed(b"data: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"text\":\"\\udc00!\"}}\n\n"));
+        assert_eq!(events.messages, vec![json!({"jsonrpc": "2.0", "id": 2, "result": {"text": "\u{FFFD}!"}})]);
     }
 
     #[test]

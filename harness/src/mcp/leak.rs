@@ -1,23 +1,36 @@
 //! Error texts scanned for what a server must not tell a client: stack traces, file paths, secret-shaped strings.
 //!
 //! Rule enforced here: a pattern is added only when correct error messages cannot contain it (a false positive
-//! fails a correct server); each match is reported with the pattern's name and the text it matched.
+//! fails a correct server); each match is reported with the pattern's name and the text it matched. Hence a
+//! Python frame counts only when its file is a file (`<stdin>` is the caller's own snippet, run by a code-running
+//! tool), and a file path only when it names something the caller did not ask for (a file tool's correct error
+//! names the file it could not read: `No such file or directory: '/srv/notes/x'` for the argument `x`, or the
+//! folder the user configured it with: `'/srv/notes'` for `--root /srv/notes` on its command line).
 
 use regex::Regex;
 use serde_json::Value;
 use std::sync::OnceLock;
 
+/// The name of the pattern whose matches a sent argument can explain.
+const FILE_PATH: &str = "a file path";
+
+/// Most string arguments of one call looked at (their number and nesting are the caller's, but bound anyway).
+const MAX_ARGUMENTS: usize = 64;
+
 /// The patterns, each with a name for the report.
 const PATTERNS: [(&str, &str); 12] = [
-    ("a Python traceback", r"Traceback \(most recent call last\)"),
-    ("a Python stack frame", r#"File "[^"]+", line \d+"#),
+    // A traceback and a frame count only with a file that is one: `File "<stdin>"` and `File "<string>"` are
+    // the caller's own code, run by a code-running tool, and disclose nothing of the server.
+    // In a JSON-RPC error the text is JSON: its newlines are `\n` and its quotes `\"`.
+    ("a Python traceback", r#"Traceback \(most recent call last\):?(?:\s|\\n)*File \\?"[^"<]"#),
+    ("a Python stack frame", r#"File \\?"[^"<][^"]*?", line \d+"#),
     ("a Python source line", r#"\.py", line \d+"#),
     ("a JavaScript stack frame", r"\bat (?:Object\.|async |new )?[\w.$<>]+ \((?:file://)?/?[^)\s]*:\d+:\d+\)"),
     ("a JavaScript stack frame", r"\bat Object\.<?\w"),
     ("a Rust panic", r"panicked at [^\s:]+\.rs:\d+"),
     ("a Java stack frame", r"\bat [\w$.]+\([\w$]+\.java:\d+\)"),
     (
-        "a file path",
+        FILE_PATH,
         r#"(?:/home/|/Users/|/root/|/srv/|/opt/|/usr/(?:local/)?lib/|site-packages/|node_modules/|[A-Za-z]:\\\\?Users)[^\s"']*"#,
     ),
     ("a private key", r"-----BEGIN [A-Z ]*PRIVATE KEY-----"),
@@ -39,11 +52,13 @@ fn compiled() -> &'static [(&'static str, Regex)] {
     })
 }
 
-/// What `text` leaks: one `name: "match"` entry per pattern that matches, in pattern order.
-pub fn leaks(text: &str) -> Vec<String> {
+/// What `text` leaks: one `name: "match"` entry per pattern that matches, in pattern order. A file path that
+/// names one of `sent` (the string arguments of the call it answers, [`sent_strings`]) is not a leak.
+pub fn leaks(text: &str, sent: &[String]) -> Vec<String> {
     let mut found: Vec<String> = Vec::new();
     for (name, regex) in compiled() {
-        if let Some(hit) = regex.find(text) {
+        let explained = |path: &str| *name == FILE_PATH && sent.iter().any(|argument| names(path, argument));
+        if let Some(hit) = regex.find_iter(text).find(|hit| !explained(hit.as_str())) {
             let shown: String = hit.as_str().chars().take(80).collect();
             let entry = format!("{name}: {shown:?}");
             if !found.iter().any(|seen| seen.starts_with(name)) {
@@ -52,6 +67,51 @@ pub fn leaks(text: &str) -> Vec<String> {
         }
     }
     found
+}
+
+/// Whether `path` is the file `argument` asks for: the path ends with the argument as its last component(s),
+/// or with it and an extension the server added (`x` read as `/srv/shop/orders/x.json`).
+fn names(path: &str, argument: &str) -> bool {
+    let argument = argument.trim_start_matches("./").trim_matches('/');
+    if argument.is_empty() {
+        return false;
+    }
+    let path = path.trim_end_matches(['.', ',', ':', ';', ')', ']', '}']);
+    let tail = format!("/{argument}");
+    let stem = match path.rsplit_once('.') {
+        Some((stem, extension)) if extension.len() <= 8 && !extension.contains(['/', '\\']) => stem,
+        _ => path,
+    };
+    path.ends_with(&tail) || stem.ends_with(&tail)
+}
+
+/// The words of a server's command line that hold a `/` (the value of `--opt=VALUE` too): the paths the user
+/// configured the server with, which its errors may name without disclosing anything the user did not choose.
+pub fn command_paths(command: &str) -> Vec<String> {
+    let words = crate::shell::split(command).unwrap_or_default();
+    let values = words.iter().map(|word| word.split_once('=').map_or(word.as_str(), |(_, value)| value));
+    values.filter(|value| value.contains('/')).map(str::to_owned).collect()
+}
+
+/// The string values of the `arguments` of a `tools/call` line (none when it is not JSON or has none).
+pub fn sent_strings(line: &str) -> Vec<String> {
+    let Ok(message) = serde_json::from_str::<Value>(line) else { return Vec::new() };
+    let mut strings = Vec::new();
+    let mut pending: Vec<&Value> = message.pointer("/params/arguments").into_iter().collect();
+    let mut budget = 16 * MAX_ARGUMENTS;
+    while let Some(value) = pending.pop() {
+        budget -= 1;
+        if strings.len() == MAX_ARGUMENTS || budget == 0 {
+            break;
+        }
+        match value {
+            Value::String(text) => strings.push(text.clone()),
+            Value::Array(items) => pending.extend(items.iter().take(MAX_ARGUMENTS)),
+            Value::Object(members) => pending.extend(members.values().take(MAX_ARGUMENTS)),
+            _ => {}
+        }
+    }
+    strings
 }
 
 /// The error texts of a JSON-RPC answer: an error's `message` and `data`, or an `isError` result's content
@@ -90,21 +150,68 @@ mod tests {
             "the field order_id must match ^ord_[A-Za-z0-9]+$",
             "token expired; secret rotation pending",
         ] {
-            assert_eq!(leaks(text), Vec::<String>::new(), "{text}");
+            assert_eq!(leaks(text, &[]), Vec::<String>::new(), "{text}");
         }
     }
 
     #[test]
     fn tracebacks_paths_and_keys_are_found_and_named() {
         let python = "Traceback (most recent call last):\n  File \"/home/app/server.py\", line 12, in refund";
-        let found = leaks(python);
+        let found = leaks(python, &[]);
         assert!(found.iter().any(|entry| entry.starts_with("a Python traceback")), "{found:?}");
         assert!(found.iter().any(|entry| entry.contains("/home/app/server.py")), "{found:?}");
         let node = "TypeError: x is undefined\n    at Object.<anonymous> (/srv/app/index.js:3:9)";
-        assert!(!leaks(node).is_empty());
-        assert!(leaks("No such file or directory: '/home/deploy/orders/ord_1.json'")[0].starts_with("a file path"));
-        assert!(leaks("upstream said: api_key=sk_live_abcdefgh1234").len() >= 2);
-        assert!(!leaks("-----BEGIN RSA PRIVATE KEY-----").is_empty());
+        assert!(!leaks(node, &[]).is_empty());
+        let path = "No such file or directory: '/home/deploy/orders/ord_1.json'";
+        assert!(leaks(path, &[])[0].starts_with("a file path"));
+        assert!(leaks(path, &["ord_2".to_owned()])[0].starts_with("a file path"), "not the file asked for");
+        assert!(leaks("upstream said: api_key=sk_live_abcdefgh1234", &[]).len() >= 2);
+        assert!(!leaks("-----BEGIN RSA PRIVATE KEY-----", &[]).is_empty());
+        // The same traceback inside a JSON-RPC error, whose text is JSON.
+        let escaped = Value::String(python.to_owned()).to_string();
+        let found = leaks(&escaped, &[]);
+        assert!(found.iter().any(|entry| entry.starts_with("a Python traceback")), "{found:?}");
+        assert!(found.iter().any(|entry| entry.starts_with("a Python stack frame")), "{found:?}");
+    }
+
+    #[test]
+    fn the_callers_own_snippet_traceback_is_no_leak_but_one_through_a_server_file_is() {
+        // A code-running tool returns the snippet's traceback so the model can fix its code (probes/mcp #8).
+        let snippet = "Error executing tool run_python: Traceback (most recent call last):\n  File \"<stdin>\", line 1, \
+                       in <module>\nNameError: name 'x' is not defined";
+        assert_eq!(leaks(snippet, &[]), Vec::<String>::new());
+        assert_eq!(leaks(&Value::String(snippet.to_owned()).to_string(), &[]), Vec::<String>::new());
+        let server = "Traceback (most recent call last):\n  File \"app/server.py\", line 9, in call\nKeyError: 'x'";
+        assert!(leaks(server, &[]).iter().any(|entry| entry.starts_with("a Python traceback")));
+    }
+
+    #[test]
+    fn a_file_tools_error_naming_the_file_the_caller_asked_for_is_no_leak() {
+        let sent = |line: &str| sent_strings(line);
+        let call =
+            r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"read_note","arguments":{"path":"x"}}}"#;
+        assert_eq!(sent(call), vec!["x".to_owned()]);
+        let missing = "Error executing tool read_note: [Errno 2] No such file or directory: '/srv/notes/x'";
+        assert_eq!(leaks(missing, &sent(call)), Vec::<String>::new());
+        let with_extension = "[Errno 2] No such file or directory: '/srv/shop/orders/x.json'";
+        assert_eq!(leaks(with_extension, &sent(call)), Vec::<String>::new());
+        let nested =
+            r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"n","arguments":{"a":["notes/x.md"]}}}"#;
+        assert_eq!(leaks("cannot open /home/me/notes/x.md.", &sent(nested)), Vec::<String>::new());
+        // A path the call did not name is still one: the server's own files, or another file than the one asked.
+        let config = "cannot parse /srv/app/config.yaml: bad indent at /srv/notes/x";
+        assert!(leaks(config, &sent(call))[0].contains("/srv/app/config.yaml"), "{:?}", leaks(config, &sent(call)));
+        assert!(!leaks("No such file: /srv/notes/xylophone", &sent(call)).is_empty());
+        assert_eq!(sent("not json"), Vec::<String>::new());
+    }
+
+    #[test]
+    fn the_folder_the_user_configured_on_the_command_line_is_no_leak() {
+        let configured = command_paths("/venv/bin/python files.py --root /srv/notes --cache=/var/cache/notes -v");
+        assert_eq!(configured, ["/venv/bin/python", "/srv/notes", "/var/cache/notes"]);
+        let missing = "Error executing tool list_notes: [Errno 2] No such file or directory: '/srv/notes'";
+        assert_eq!(leaks(missing, &configured), Vec::<String>::new());
+        assert!(!leaks("cannot read /srv/app/secrets.yaml", &configured).is_empty());
     }
 
     #[test]

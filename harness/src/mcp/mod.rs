@@ -11,8 +11,10 @@
 //! | [`lint`] | the tool-list lint: names, schemas, annotations |
 //! | [`inputs`] | invalid inputs generated from a tool's own `inputSchema` |
 //! | [`leak`] | error texts scanned for stack traces, file paths and secrets |
+//! | `surrogate` | a server's JSON text with a lone surrogate escape (`"\ud83c"`) read, not dropped |
 //! | `handshake` | the start of a profile run: the revision (or `auto`'s detection), the 2025-11-25 handshake |
 //! | [`profile`] | one run: the requests in order, each answer turned into findings; the safety rule |
+//! | `output` | a successful result judged: `structuredContent` mirrored in text, valid against the `outputSchema` |
 //! | [`revision`] | 2025-11-25 or 2026-07-28: `--mcp-revision`, the modern `_meta` and headers, era detection |
 //! | [`modern`] | the profile's 2026-07-28 checks: discovery, `_meta`, `resultType`, cache fields, HTTP headers |
 //! | [`tasks`] | the 2026-07-28 Tasks extension's checks: `CreateTaskResult`, `tasks/get` polling, `tasks/cancel` |
@@ -37,11 +39,13 @@ pub mod inputs;
 pub mod leak;
 pub mod lint;
 pub mod modern;
+mod output;
 pub mod profile;
 pub mod remote;
 pub mod report;
 pub mod revision;
 pub mod subject;
+mod surrogate;
 pub mod task_calls;
 pub mod tasks;
 pub mod token;

@@ -126,6 +126,7 @@ pub async fn run_with(options: &Options, second: Option<&Bearer>) -> Result<Repo
         modern_refusal: false,
         meta: options.meta.clone(),
         tasks: super::tasks::Tasks::new(&options.server, options.timeout, second),
+        configured: if http { Vec::new() } else { leak::command_paths(options.server.name()) },
     };
     let (protocol_version, server_info) = run.era(options.revision).await;
     let modern = run.client.modern();
@@ -201,6 +202,8 @@ pub(super) struct Run {
     pub(super) meta: Map<String, Value>,
     /// What the Tasks checks need and found ([`super::tasks`]).
     pub(super) tasks: super::tasks::Tasks,
+    /// The paths on the server's command line: the user's configuration, which an error may name.
+    configured: Vec<String>,
 }
 
 impl Run {
@@ -237,7 +240,8 @@ impl Run {
             Answer::Response(message) => {
                 self.found(checks::ANSWERS_IN_TIME, true, tool, "answered".into(), None);
                 if let Some(text) = leak::error_text(message) {
-                    let leaks = leak::leaks(&text);
+                    let known = [leak::sent_strings(&exchange.sent), self.configured.clone()].concat();
+                    let leaks = leak::leaks(&text, &known);
                     let why = if leaks.is_empty() {
                         "no leak".to_owned()
                     } else {
@@ -321,9 +325,11 @@ impl Run {
         let problem = tool.get("outputSchema").is_none().then(|| format!("{name} declares no outputSchema"));
         self.verdict(checks::OUTPUT_SCHEMA_DECLARED, name, problem);
         if let Some(output) = tool.get("outputSchema") {
-            let problem = lint::schema_problem(&format!("the outputSchema of {name}"), output);
+            let what = format!("the outputSchema of {name}");
+            let problem = lint::output_schema_problem(&what, output, self.client.modern());
             self.verdict(checks::OUTPUT_SCHEMA_VALID, name, problem);
         }
+        self.verdict(checks::SCHEMA_PATTERN, name, lint::tool_pattern_problem(name, tool));
         let problem = lint::annotations_problem(name, tool.get("annotations"));
         self.verdict(checks::ANNOTATIONS_CONSISTENT, name, problem);
     }
@@ -395,7 +401,8 @@ impl Run {
             self.skipped.push(Skipped { tool: name.to_owned(), why });
             return;
         }
-        let schema = tool.get("inputSchema").cloned().unwrap_or(Value::Null);
+        // Inputs are made without the patterns callproof cannot compile (mcp-schema-pattern says which).
+        let schema = lint::evaluable(tool.get("inputSchema").unwrap_or(&Value::Null));
         if lint::schema_problem("inputSchema", &schema).is_some() {
             let why = "its inputSchema is not a valid object schema (mcp-input-schema-valid), so inputs cannot be \
                        made from it"
@@ -509,39 +516,6 @@ impl Run {
             }
         };
         self.found(checks::ERROR_IS_RESULT, false, Some(name), why, Some(exchange));
-    }
-
-    fn judge_output(&mut self, name: &str, schema: Option<&Value>, exchange: &Exchange) {
-        if let Some(structured) = exchange.answer.result().and_then(|result| result.get("structuredContent")) {
-            let texts = exchange.answer.result().and_then(|result| result.get("content")?.as_array());
-            let mirrored = texts.into_iter().flatten().any(|block| {
-                let text = block.get("text").and_then(Value::as_str);
-                text.and_then(|text| serde_json::from_str::<Value>(text).ok()).as_ref() == Some(structured)
-            });
-            let why = if mirrored {
-                "structuredContent is mirrored in a text block".to_owned()
-            } else {
-                "no text block holds the structuredContent as JSON".to_owned()
-            };
-            self.found(checks::TEXT_MIRROR, mirrored, Some(name), why, Some(exchange));
-        }
-        let (Some(schema), Some(result)) = (schema, exchange.answer.result()) else { return };
-        if result.get("isError") == Some(&Value::Bool(true)) {
-            return;
-        }
-        let Some(validator) = lint::compile(schema) else { return };
-        let problem = match result.get("structuredContent") {
-            None => Some("a result without structuredContent, though the tool declares an outputSchema".to_owned()),
-            Some(content) => validator.validate(content).err().map(|error| {
-                format!(
-                    "structuredContent does not validate against the outputSchema: {error} (at {})",
-                    error.instance_path()
-                )
-            }),
-        };
-        let passed = problem.is_none();
-        let why = problem.unwrap_or_else(|| "structuredContent validates".to_owned());
-        self.found(checks::OUTPUT_CONFORMS, passed, Some(name), why, Some(exchange));
     }
 }
 

@@ -176,7 +176,8 @@ mod tests {
 
     #[test]
     fn the_callers_own_snippet_traceback_is_no_leak_but_one_through_a_server_file_is() {
-        // A code-running tool returns the snippet's traceback so the model can fix its code (probes/mcp #8).
+        // A code-running tool returns the snippet's traceback so the model can fix its code
+        // (examples/mcp-false-positives, #8).
         let snippet = "Error executing tool run_python: Traceback (most recent call last):\n  File \"<stdin>\", line 1, \
                        in <module>\nNameError: name 'x' is not defined";
         assert_eq!(leaks(snippet, &[]), Vec::<String>::new());

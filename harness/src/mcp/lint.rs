@@ -287,7 +287,7 @@ mod tests {
 
     #[test]
     fn read_only_tools_may_carry_any_destructive_or_idempotent_hint_and_only_non_booleans_are_flagged() {
-        // FastMCP's `current_time`: read-only, and different on every call (probes/mcp #5).
+        // FastMCP's `current_time`: read-only, and different on every call (examples/mcp-false-positives #5).
         let clock = json!({"readOnlyHint": true, "idempotentHint": false});
         assert_eq!(annotations_problem("current_time", Some(&clock)), None);
         let both = json!({"readOnlyHint": true, "destructiveHint": true});

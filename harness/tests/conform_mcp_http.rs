@@ -14,7 +14,7 @@ mod process_support;
 use process_support::{INSTALL_MCP_PYTHON, TempDir, executor_binary, present, repo, run_callproof};
 use serde_json::Value;
 use std::collections::BTreeMap;
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -95,7 +95,7 @@ impl Running {
 
     /// `program ARGS...` with `--mcp-http`'s environment, waited for until its port accepts connections.
     fn command(program: &std::path::Path, args: &[&str], key: &str) -> Running {
-        let port = TcpListener::bind("127.0.0.1:0").and_then(|listener| listener.local_addr()).expect("a port").port();
+        let port = process_support::server_port();
         let url = format!("http://127.0.0.1:{port}/mcp");
         let child = Command::new(program)
             .args(args)

@@ -19,7 +19,7 @@ mod process_support;
 use process_support::{REQUIRE_VAR, TempDir, executor_binary, mcp_statuses, repo, run_callproof};
 use serde_json::{Value, json};
 use std::io::Write;
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -56,7 +56,7 @@ impl HttpServer {
 }
 
 fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").and_then(|listener| listener.local_addr()).expect("a port").port()
+    process_support::server_port()
 }
 
 impl Drop for HttpServer {
@@ -162,7 +162,7 @@ fn over_json_responses_the_python_sdk_server_is_judged_the_same() {
 
 #[test]
 fn a_url_nothing_listens_on_is_a_failed_handshake_that_says_why() {
-    let port = TcpListener::bind("127.0.0.1:0").and_then(|listener| listener.local_addr()).expect("a port").port();
+    let port = free_port();
     let (code, report) = profile(&format!("http://127.0.0.1:{port}/mcp"));
     assert_eq!(code, 1, "{report:#}");
     assert_eq!(mcp_statuses(&report)["mcp-handshake"], "FAIL", "{report:#}");

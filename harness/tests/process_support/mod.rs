@@ -340,3 +340,25 @@ pub(crate) fn spawn_http_reference(key: &str, downstream: Option<&str>) -> (std:
     let url = served_url(&mut child, " over Streamable HTTP at ");
     (child, url)
 }
+
+/// The first port of the range [`server_port`] takes from.
+const SERVER_PORTS_FROM: u32 = 20_000;
+/// How many ports that range holds: it ends below 32768, where Linux's ephemeral range starts.
+const SERVER_PORTS: u32 = 12_000;
+
+/// A loopback port for a server a test starts itself (it is told the port), taken below the kernel's ephemeral
+/// range. A port found by binding 0 and releasing it can be handed by the next `bind(0)` (another test's wiremock
+/// or store relay, which all bind 0) to that server before ours binds it; the test then talks to the wrong server
+/// (once, in CI: a Python SDK server's `initialize` answered by a mocked downstream's 404). Below the ephemeral
+/// range no `bind(0)` lands; the start is spread by process id and call count so parallel tests rarely try the
+/// same port, and each candidate is checked free.
+pub(crate) fn server_port() -> u16 {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let spread = u64::from(std::process::id()).wrapping_mul(7_919).wrapping_add(NEXT.fetch_add(97, Ordering::Relaxed));
+    let start = u32::try_from(spread % u64::from(SERVER_PORTS)).expect("below SERVER_PORTS");
+    (0..SERVER_PORTS)
+        .map(|step| SERVER_PORTS_FROM + (start + step) % SERVER_PORTS)
+        .filter_map(|port| u16::try_from(port).ok())
+        .find(|port| std::net::TcpListener::bind(("127.0.0.1", *port)).is_ok())
+        .expect("a free loopback port below the ephemeral range")
+}

@@ -183,6 +183,10 @@ impl SubjectFactory for ProcessFactory {
         let proxied = self.options.store_upstream.is_some();
         support(scenario, self.probe().await.ok().as_ref(), "see its capabilities", proxied)
     }
+
+    async fn tools(&self) -> Option<Vec<String>> {
+        self.probe().await.ok().map(|capabilities| capabilities.tools)
+    }
 }
 
 /// `options` with a fresh [`StoreProxy`] named in the environment, when they name the store's address.

@@ -383,6 +383,7 @@ impl History {
             records: self.records.clone(),
             records_read_at_ms: self.records_read_at_ms,
             tasks: self.tasks.clone(),
+            left_out: Vec::new(),
             index: Default::default(),
         }
     }

@@ -217,6 +217,10 @@ impl SubjectFactory for McpHttpFactory {
         process::support(scenario, self.probe().await.ok().as_ref(), "not in its tools/list", proxied)
     }
 
+    async fn tools(&self) -> Option<Vec<String>> {
+        self.probe().await.ok().map(|capabilities| capabilities.tools)
+    }
+
     async fn start(&self, downstream_url: &str) -> Result<Arc<dyn Subject>, SubjectError> {
         Ok(self.open(downstream_url).await?.0)
     }

@@ -207,6 +207,10 @@ impl SubjectFactory for McpFactory {
         process::support(scenario, self.probe().await.ok().as_ref(), "not in its tools/list", proxied)
     }
 
+    async fn tools(&self) -> Option<Vec<String>> {
+        self.probe().await.ok().map(|capabilities| capabilities.tools)
+    }
+
     /// With a store address in the options, the server reaches its store through a relay of its own (named in
     /// its environment, as for `callproof/1`), which a `store_outage` fault cuts.
     async fn start(&self, downstream_url: &str) -> Result<Arc<dyn Subject>, SubjectError> {

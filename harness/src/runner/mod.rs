@@ -5,13 +5,18 @@
 //! the transcript. After the last step the runner waits until every delayed
 //! answer and slow commit is over, so the ledger it hands to the checks is final. The world is reached over
 //! loopback HTTP (wiremock) or, for fast exploration under paused time, directly in-process; the world, its
-//! faults and its ledger are the same either way.
+//! faults and its ledger are the same either way. Corpus cases for tools the subject does not declare are left
+//! out, and said so ([`declared`]).
+
+mod declared;
+
+pub(crate) use declared::left_out_note;
 
 use crate::corpus::Corpus;
 use crate::mock::MockDownstream;
 use crate::scenario::{AuthFixture, CallSpec, IdentityState, Scenario, Step, StepKind};
 use crate::subject::{Subject, SubjectCall, SubjectError, SubjectFactory, SubjectFault};
-use crate::transcript::{Answer, CallRecord, Calls, Operation, Refusal, Transcript};
+use crate::transcript::{Answer, CallRecord, Calls, LeftOut, Operation, Refusal, Transcript};
 use crate::world::{Behaviour, FaultGuard, FaultLog, World, endpoint_of};
 use callproof_executor::app::{CatalogEntry, catalog};
 use callproof_executor::canonical::{canonical_json, sha256_hex};
@@ -88,6 +93,10 @@ pub struct Session<'a> {
     identities: Vec<String>,
     /// What each fault armed so far did.
     faults: Vec<FaultLog>,
+    /// The catalog tools the subject does not declare: corpus cases calling one are left out.
+    lacking: Vec<String>,
+    /// The corpus cases left out so far.
+    left_out: Vec<LeftOut>,
 }
 
 /// The faults one step armed: on the world (until their guards disarm them) and on the subject.
@@ -174,6 +183,8 @@ impl Runner {
             op_ids: BTreeMap::new(),
             identities: Vec::new(),
             faults: Vec::new(),
+            lacking: self.lacking().await,
+            left_out: Vec::new(),
         })
     }
 
@@ -372,25 +383,6 @@ impl Session<'_> {
         })
     }
 
-    /// One call per corpus case (or per case of `only`), each its own operation.
-    fn plan_corpus(&mut self, step_index: usize, auth: &str, only: &[String]) -> Vec<Planned> {
-        let runner = self.runner;
-        let cases = runner.corpus.cases.iter().filter(|case| only.is_empty() || only.contains(&case.name));
-        let mut planned_cases = Vec::new();
-        for case in cases {
-            let call = ToolCall {
-                call_id: format!("call_{}_{}", step_index + 1, case.name),
-                name: case.tool.clone(),
-                arguments: Arguments::Raw(case.text()),
-            };
-            let op =
-                Op { business: 0, call, auth: auth.to_owned(), business_request_id: None, attempt: 1, budget_ms: 3000 };
-            let op_index = self.new_op(op, Some(format!("corpus:{}", case.name)));
-            planned_cases.push(planned(step_index, StepKind::Corpus, &self.ops[op_index], Some(case.name.clone())));
-        }
-        planned_cases
-    }
-
     /// Adds a call template and returns its index; its business operation is found or created by identity.
     fn new_op(&mut self, op: Op, name: Option<String>) -> usize {
         let business = self.business_of(&op, name);
@@ -442,6 +434,7 @@ impl Session<'_> {
             records,
             records_read_at_ms: self.clock.wall_ms(),
             tasks: self.world.tasks(),
+            left_out: self.left_out.clone(),
             index: Default::default(),
         }
     }

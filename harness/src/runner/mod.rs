@@ -12,6 +12,7 @@ mod declared;
 
 pub(crate) use declared::left_out_note;
 
+use crate::backlog::{self, Answers};
 use crate::corpus::Corpus;
 use crate::mock::MockDownstream;
 use crate::scenario::{AuthFixture, CallSpec, IdentityState, Scenario, Step, StepKind};
@@ -26,7 +27,8 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// How long past its budget the harness waits for an answer before recording "no answer".
+/// How long past its budget the harness waits for an answer before recording "no answer" (counted from when the
+/// call was sent or, queued behind other calls of its step, from the latest answer to one of them).
 pub const HARD_MARGIN: Duration = Duration::from_secs(10);
 /// The longest the runner waits for delayed answers and slow commits after the last step.
 const MAX_SETTLE: Duration = Duration::from_secs(60);
@@ -260,8 +262,9 @@ impl Session<'_> {
         let tool = planned.first().map_or("", |planned| planned.call.name.as_str());
         let armed = self.arm(step_index, step, tool).await?;
         let first = self.calls.len();
+        let answers = Arc::new(Answers::default());
         let calls = futures::future::join_all(
-            planned.into_iter().enumerate().map(|(offset, planned)| self.call(planned, first + offset)),
+            planned.into_iter().enumerate().map(|(offset, planned)| self.call(planned, first + offset, &answers)),
         );
         let (answered, cut) = self.acting_on_subject(calls).await?;
         let killed = answered.iter().any(|record| record.answer == Answer::Killed);
@@ -451,7 +454,7 @@ impl Session<'_> {
         transcript
     }
 
-    async fn call(&self, planned: Planned, index: usize) -> CallRecord {
+    async fn call(&self, planned: Planned, index: usize, answers: &Arc<Answers>) -> CallRecord {
         let world = &self.world;
         let auth = self.auths[&planned.auth_name].clone();
         let wall_ms = self.clock.wall_ms();
@@ -465,7 +468,7 @@ impl Session<'_> {
         };
         let started_ms = world.now_ms();
         let first_request = world.request_count();
-        let (answer, refusal, answered_ms) = self.answer(submitted, budget).await;
+        let (answer, refusal, answered_ms) = self.answer(submitted, budget, answers.clone()).await;
         CallRecord {
             index,
             step: planned.step,
@@ -498,8 +501,13 @@ impl Session<'_> {
     /// scenarios of one run share a task, and one busy judging its checks or starting a process must not make
     /// another's answer look late. Simulated runs keep the wait in the scenario's task, so their polling order,
     /// and with it a seed's schedule, stays what it was.
-    async fn answer(&self, call: SubjectCall, budget: Duration) -> (Answer, Option<Refusal>, u64) {
-        let waiting = answer_of(self.subject.clone(), self.world.clone(), call, budget);
+    async fn answer(
+        &self,
+        call: SubjectCall,
+        budget: Duration,
+        answers: Arc<Answers>,
+    ) -> (Answer, Option<Refusal>, u64) {
+        let waiting = answer_of(self.subject.clone(), self.world.clone(), call, (budget, answers));
         match self.runner.transport {
             Transport::Simulated => waiting.await,
             Transport::Loopback => {
@@ -516,22 +524,27 @@ impl Session<'_> {
     }
 }
 
-/// Waits for `subject`'s answer to `call`, racing the kills the world's faults make.
+/// Waits for `subject`'s answer to `call`, racing the kills the world's faults make, within its budget and
+/// [`HARD_MARGIN`] of when it was sent or of the latest answer to another call of its step ([`backlog`]).
 async fn answer_of(
     subject: Arc<dyn Subject>,
     world: Arc<World>,
     call: SubjectCall,
-    budget: Duration,
+    (budget, answers): (Duration, Arc<Answers>),
 ) -> (Answer, Option<Refusal>, u64) {
     let mut kills = world.kills();
     let before = *kills.borrow();
+    let others = answers.watch();
     let (answer, refusal) = tokio::select! {
-        answered = tokio::time::timeout(budget + HARD_MARGIN, subject.answer(call)) => match answered {
+        answered = backlog::within(budget + HARD_MARGIN, others, subject.answer(call)) => match answered {
             // A kill fault fired for the moment the answer arrives: the subject dies before it is seen.
-            Ok(Ok(_)) if world.kills().borrow().before_answer > before.before_answer => (Answer::Killed, None),
-            Ok(Ok(reply)) => (Answer::read(reply.value), reply.refusal),
-            Ok(Err(error)) => (Answer::Broken(error.to_string()), None),
-            Err(_) => (Answer::NoAnswer, None),
+            Some(Ok(_)) if world.kills().borrow().before_answer > before.before_answer => (Answer::Killed, None),
+            Some(Ok(reply)) => {
+                answers.answered();
+                (Answer::read(reply.value), reply.refusal)
+            }
+            Some(Err(error)) => (Answer::Broken(error.to_string()), None),
+            None => (Answer::NoAnswer, None),
         },
         _ = kills.wait_for(|kills| kills.in_flight > before.in_flight) => (Answer::Killed, None),
     };

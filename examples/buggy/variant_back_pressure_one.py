@@ -14,7 +14,8 @@ reference executor's own description of the same behaviour with N = 64: "**Back-
 never refusals." Nothing in the docs sets a minimum for that limit.
 
 Expected: passes every check under --profile all. A false-positive probe for bursts (never overlapping here) and
-for answer-within-deadline, which the harness times from when it sent the line, not from when it was read.
+for answer-within-deadline (scenarios/burst_of_slow_reads.toml here): the harness cannot see when a line was
+read, so it times a call queued behind others from the latest answer before its own.
 """
 
 import concurrent.futures

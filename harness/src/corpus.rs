@@ -196,6 +196,11 @@ impl Corpus {
     pub fn case(&self, name: &str) -> Option<&Case> {
         self.cases.iter().find(|case| case.name == name)
     }
+
+    /// The cases a `corpus` step plays, in corpus order: every case, or those named in `only`.
+    pub fn selected<'a>(&'a self, only: &'a [String]) -> impl Iterator<Item = &'a Case> + 'a {
+        self.cases.iter().filter(move |case| only.is_empty() || only.contains(&case.name))
+    }
 }
 
 #[cfg(test)]

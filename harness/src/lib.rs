@@ -15,6 +15,7 @@
 //! | [`sim`] | the world reached directly, without sockets (fast exploration under paused time) |
 //! | [`subject`] | the `Subject` port: the executor under test (the reference one in-process) |
 //! | [`runner`] | replays one scenario into a [`transcript::Transcript`] |
+//! | [`backlog`] | calls queued behind others: a wait for an answer starts again at each other answer |
 //! | [`envelope`] | the typed view of an envelope, read once per call |
 //! | [`checks`] | the invariants, each with a stable id, a level and a seed reference |
 //! | [`suite`] | runs scenarios against one subject and judges each |
@@ -36,6 +37,7 @@
 //! parses its arguments and calls [`conform::run`], [`mutation::run`], [`explore::explore`] or
 //! [`repro::reproduce`].
 
+pub mod backlog;
 pub mod checks;
 pub mod conform;
 pub mod corpus;

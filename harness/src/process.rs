@@ -2,13 +2,15 @@
 //! adapter protocol (docs/protocol.md) with it over stdio.
 //!
 //! Rule enforced here: a process that breaks the protocol never hangs the harness. Every wait is bounded
-//! (capabilities within the start timeout, each answer within its budget plus a margin), and a break (a line
+//! (capabilities within the start timeout, each answer within its budget plus a margin of when it was sent or,
+//! queued behind other calls, of the latest answer to one of them), and a break (a line
 //! that is not a protocol message, an answer to an unknown id, an `error` message, silence, an exit) fails
 //! every call in flight and every later call of that process with a [`SubjectError`] that says what happened
 //! and carries the tail of the process's stderr. Kill faults SIGKILL the process; it is restarted with the
 //! same command and the same session, so a durable store carries its records over. A pause stops it with
 //! SIGSTOP and always resumes it with SIGCONT; a store outage cuts the [`StoreProxy`] its store goes through.
 
+use crate::backlog::{self, Answers};
 use crate::protocol::{self, Capabilities, FromExecutor, Hello, ToExecutor, VERSION, excerpt};
 use crate::scenario::Scenario;
 use crate::shell;
@@ -182,6 +184,10 @@ impl SubjectFactory for ProcessFactory {
     async fn support(&self, scenario: &Scenario) -> Support {
         let proxied = self.options.store_upstream.is_some();
         support(scenario, self.probe().await.ok().as_ref(), "see its capabilities", proxied)
+    }
+
+    async fn tools(&self) -> Option<Vec<String>> {
+        self.probe().await.ok().map(|capabilities| capabilities.tools)
     }
 }
 
@@ -370,6 +376,18 @@ pub(crate) struct Shared {
     pub(crate) pending: Pending,
     /// Set once, by the first break; every later call fails with it.
     pub(crate) broken: Option<Break>,
+    /// The answers read so far: a call's wait starts again at each one ([`backlog`]).
+    pub(crate) answers: Answers,
+}
+
+impl Shared {
+    /// The request `id` waits on, removed from the waiting ones, its answer counted; `None` when no request
+    /// waits on `id`.
+    pub(crate) fn answered(&mut self, id: &str) -> Option<oneshot::Sender<Result<Value, Break>>> {
+        let waiting = self.pending.remove(id)?;
+        self.answers.answered();
+        Some(waiting)
+    }
 }
 
 /// One running process.
@@ -571,12 +589,12 @@ impl Instance {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed).to_string();
         let budget = call.budget;
         let (answer, answered) = oneshot::channel();
-        let broken = {
+        let (broken, others) = {
             let mut shared = lock(&self.shared);
             if shared.broken.is_none() {
                 shared.pending.insert(id.clone(), answer);
             }
-            shared.broken.clone()
+            (shared.broken.clone(), shared.answers.watch())
         };
         if let Some(why) = broken {
             return Err(self.error(why).await);
@@ -596,11 +614,13 @@ impl Instance {
             let why = fail(&self.shared, Break::Wrote(format!("cannot write request {id} to its stdin ({error})")));
             return Err(self.error(why).await);
         }
-        match tokio::time::timeout(budget + margin, answered).await {
-            Ok(Ok(Ok(envelope))) => Ok(envelope),
-            Ok(Ok(Err(why))) => Err(self.error(why).await),
-            Ok(Err(_)) => Err(self.error(Break::Wrote("the answer channel closed".to_owned())).await),
-            Err(_) => {
+        // Within its budget plus the margin of when it was written or, queued behind other calls, of the latest
+        // answer to one of them: an executor that reads one line at a time has only then read it.
+        match backlog::within(budget + margin, others, answered).await {
+            Some(Ok(Ok(envelope))) => Ok(envelope),
+            Some(Ok(Err(why))) => Err(self.error(why).await),
+            Some(Err(_)) => Err(self.error(Break::Wrote("the answer channel closed".to_owned())).await),
+            None => {
                 let why = fail(&self.shared, Break::Silent { request: id, budget, margin });
                 Err(self.error(why).await)
             }
@@ -636,7 +656,7 @@ async fn read_answers(mut stdout: impl AsyncBufRead + Unpin, shared: Arc<Mutex<S
         };
         let wrote = match FromExecutor::parse(&line) {
             Ok(FromExecutor::Result { id, envelope }) => {
-                let waiting = lock(&shared).pending.remove(&id);
+                let waiting = lock(&shared).answered(&id);
                 match waiting {
                     Some(answer) => {
                         let _ = answer.send(Ok(envelope));

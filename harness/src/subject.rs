@@ -269,6 +269,13 @@ pub trait SubjectFactory: Send + Sync {
         Support::Full
     }
 
+    /// The catalog tools subjects of this factory declare (a process's capabilities, an MCP server's
+    /// `tools/list`); `None` when they declare none, which counts as every tool (default: `None`). The runner
+    /// leaves out corpus cases calling a catalog tool not in the list, as `support` skips scenarios calling one.
+    async fn tools(&self) -> Option<Vec<String>> {
+        None
+    }
+
     /// Starts a subject talking to the downstream at `downstream_url`.
     ///
     /// # Errors

@@ -85,6 +85,11 @@ impl Suite {
         self.runner.subject_name()
     }
 
+    /// Whether the subject can be judged on `scenario` ([`Runner::support`]).
+    pub async fn support(&self, scenario: &Scenario) -> crate::subject::Support {
+        self.runner.support(scenario).await
+    }
+
     /// Runs one scenario and judges it: what happened and every check's verdict.
     ///
     /// # Errors

@@ -253,6 +253,12 @@ fn render(transcript: &Transcript, marks: &[Mark], keys: &mut Keys) -> String {
             let _ = writeln!(out, "  ↳ {}", request.line());
         }
     }
+    if !transcript.left_out.is_empty() {
+        let _ = writeln!(out, "corpus cases left out: they call a tool the executor does not declare");
+        for left in &transcript.left_out {
+            let _ = writeln!(out, "  step {} {} ({})", left.step + 1, left.case, left.tool);
+        }
+    }
     let ledger = ledger_counts(transcript);
     let _ =
         writeln!(out, "ledger: {}", if ledger.is_empty() { "nothing committed".to_owned() } else { ledger.join("; ") });

@@ -375,6 +375,18 @@ impl Serialize for Calls {
     }
 }
 
+/// A corpus case the runner left out: it calls a catalog tool the subject does not declare, which the subject
+/// rightly refuses with `tool_not_found` (docs/protocol.md), so its answer would say nothing about the case.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LeftOut {
+    /// The step (0-based).
+    pub step: usize,
+    /// The case's name.
+    pub case: String,
+    /// The tool it calls.
+    pub tool: String,
+}
+
 /// Everything that happened in one scenario run.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Transcript {
@@ -400,6 +412,9 @@ pub struct Transcript {
     pub records_read_at_ms: u64,
     /// The fate of every task (export job) the downstream started: the ground truth of task polls.
     pub tasks: Vec<TaskTruth>,
+    /// The corpus cases the runner left out, because they call a catalog tool the subject does not declare.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub left_out: Vec<LeftOut>,
     /// Which exchanges belong to which call and operation, built on first use, so that the checks' lookups stay
     /// linear in the size of the run. A transcript is read-only once built; changing `exchanges` after a lookup
     /// would leave this stale.

@@ -18,7 +18,8 @@
 //!                                                 to one of that step's calls (all in flight when it arrived)
 //! ```
 //!
-//! Calls take `as=alice|bob|mallory|sue`, `args=JSON` (no spaces), `budget=MS`, `took=MS`, `case=NAME`. Their
+//! Calls take `as=alice|bob|mallory|sue`, `args=JSON` (no spaces), `budget=MS`, `took=MS`, `sent=MS` (when it
+//! was sent; default 100 × its index), `case=NAME`. Their
 //! outcome is `ok [replayed] [reconciled] [result=JSON]`, an error code with `name=value` details (and
 //! `retryable=` or `resolution=` to lie about the table, `message="JSON_STRING"` for another text than
 //! `literal`), `killed`, `no-answer`, `broken` or `garbage` (not an envelope), each optionally with `rid=ID|none` and `key=KEY` for the envelope's meta. Requests answer
@@ -173,7 +174,7 @@ impl History {
         };
         let number =
             |name: &str, default: u64| attribute(words, name).map_or(default, |value| value.parse().expect("a number"));
-        let started_ms = 100 * index as u64;
+        let started_ms = number("sent", 100 * index as u64);
         let call_id = format!("call_{}", index + 1);
         let answer = answer(outcome, index, &call_id, attempt);
         self.operations[op].calls.push(index);
@@ -383,6 +384,7 @@ impl History {
             records: self.records.clone(),
             records_read_at_ms: self.records_read_at_ms,
             tasks: self.tasks.clone(),
+            left_out: Vec::new(),
             index: Default::default(),
         }
     }

@@ -135,10 +135,10 @@ pub async fn run(
         .collect();
     let started = Instant::now();
     let subject = factory.name();
-    let suite = Suite::new(Runner::new(factory.clone(), corpus.clone()), corpus, judged.clone(), 1);
+    let suite = Suite::new(Runner::new(factory, corpus.clone()), corpus, judged.clone(), 1);
     let judging = Judging { profile: options.profile, baseline: &options.baseline };
     let jobs = if options.jobs == 0 { default_jobs() } else { options.jobs };
-    let results = run_all(&suite, &factory, &planned, judging, jobs, progress).await;
+    let results = run_all(&suite, &planned, judging, jobs, progress).await;
     let stale = report::stale(&options.baseline, &results);
     Ok(Report {
         report_version: report::REPORT_VERSION,
@@ -197,7 +197,6 @@ fn plan(scenarios: Vec<Scenario>, checks: &[Check], options: &Options) -> Result
 /// Results come back in plan order.
 async fn run_all(
     suite: &Suite,
-    factory: &Arc<dyn SubjectFactory>,
     planned: &[(Scenario, Vec<Check>)],
     judging: Judging<'_>,
     jobs: usize,
@@ -215,7 +214,7 @@ async fn run_all(
                     let why = format!("not run: the executor broke the protocol in {earlier}");
                     return (index, ScenarioResult::skipped(scenario, checks, why));
                 }
-                let support = factory.support(scenario).await;
+                let support = suite.support(scenario).await;
                 if let Support::Skip(reason) = support {
                     return (index, ScenarioResult::skipped(scenario, checks, reason));
                 }

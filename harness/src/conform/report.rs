@@ -85,7 +85,8 @@ pub struct ScenarioResult {
     pub seed_ref: Option<String>,
     /// The status.
     pub status: Status,
-    /// Why it failed as a whole, was skipped, or is expected to fail.
+    /// Why it failed as a whole, was skipped, or is expected to fail; otherwise what the run left out (corpus
+    /// cases for tools the executor does not declare).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     /// Whether the executor broke the protocol (or could not be started) in it; `reason` says how.
@@ -254,6 +255,10 @@ impl ScenarioResult {
             })
             .collect();
         let (status, reason) = scenario_status(&results, broken.as_deref());
+        // Corpus cases left out are said on any scenario that has no other reason to give.
+        let left_out =
+            run.transcript.as_ref().and_then(|transcript| crate::runner::left_out_note(&transcript.left_out));
+        let reason = reason.or(left_out);
         ScenarioResult {
             id: scenario.name.clone(),
             path: scenario.path.display().to_string(),

@@ -14,6 +14,7 @@ use super::subject::{CatalogFile, MAX_PAGES, REVISION, initialize_params, read_i
 use super::task_calls::{self, Mapped};
 use super::token::{Audience, Key, Minter};
 use super::wire::{Era, Reader, http_call_line_in, now_s, read_answer, read_posted};
+use crate::backlog::{self, Answers};
 use crate::process::{self, Break, Handles, Piped, ProcessFactory, ProcessOptions, Restartable, Running};
 use crate::protocol::{Capabilities, excerpt};
 use crate::scenario::Scenario;
@@ -217,6 +218,10 @@ impl SubjectFactory for McpHttpFactory {
         process::support(scenario, self.probe().await.ok().as_ref(), "not in its tools/list", proxied)
     }
 
+    async fn tools(&self) -> Option<Vec<String>> {
+        self.probe().await.ok().map(|capabilities| capabilities.tools)
+    }
+
     async fn start(&self, downstream_url: &str) -> Result<Arc<dyn Subject>, SubjectError> {
         Ok(self.open(downstream_url).await?.0)
     }
@@ -271,6 +276,8 @@ struct Endpoint {
     modern: AtomicBool,
     /// The server declared the Tasks extension in `server/discover` (see [`super::task_calls`]).
     tasks: AtomicBool,
+    /// The answers so far: a call's wait starts again at each one ([`crate::backlog`]).
+    answers: Answers,
 }
 
 impl Endpoint {
@@ -279,7 +286,19 @@ impl Endpoint {
         let sessions = tokio::sync::Mutex::new(std::collections::BTreeMap::new());
         let next_id = AtomicI64::new(1);
         let (modern, tasks) = (AtomicBool::new(false), AtomicBool::new(false));
-        Ok(Endpoint { http, audience, minter, next_id, tools: BTreeSet::new(), sessions, revision, modern, tasks })
+        let answers = Answers::default();
+        Ok(Endpoint {
+            http,
+            audience,
+            minter,
+            next_id,
+            tools: BTreeSet::new(),
+            sessions,
+            revision,
+            modern,
+            tasks,
+            answers,
+        })
     }
 
     fn modern(&self) -> bool {
@@ -420,7 +439,8 @@ impl Endpoint {
         self.http.post_with(line, Some(&token), &route.headers()).await.map_err(|error| error.to_string())
     }
 
-    /// One call: its POST with its token, bounded by the budget plus `margin`, and the answer read.
+    /// One call: its POST with its token, bounded by the budget plus `margin` of when it was sent or, queued
+    /// behind other calls, of the latest answer to one of them, and the answer read.
     async fn call(&self, call: &SubjectCall, margin: Duration) -> Result<Reply, Break> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let modern = self.modern();
@@ -446,14 +466,15 @@ impl Endpoint {
         let http = http.as_deref().unwrap_or(&self.http);
         let headers = route.headers();
         let posted = http.post_with(&line, Some(&token), &headers);
-        let posted = match tokio::time::timeout(call.budget + margin, posted).await {
-            Err(_) | Ok(Err(PostError::Timeout(_))) => return Err(silent()),
-            Ok(Err(PostError::Connection { why, .. })) => {
+        let posted = match backlog::within(call.budget + margin, self.answers.watch(), posted).await {
+            None | Some(Err(PostError::Timeout(_))) => return Err(silent()),
+            Some(Err(PostError::Connection { why, .. })) => {
                 return Err(Break::Wrote(format!("the POST of request {id} failed: {why}")));
             }
-            Ok(Err(error)) => return Err(Break::Wrote(error.to_string())),
-            Ok(Ok(posted)) => posted,
+            Some(Err(error)) => return Err(Break::Wrote(error.to_string())),
+            Some(Ok(posted)) => posted,
         };
+        self.answers.answered();
         read_posted(&posted, call, id, (&self.tools, reader), &line).map_err(Break::Wrote)
     }
 }

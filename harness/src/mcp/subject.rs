@@ -10,6 +10,7 @@
 use super::revision::{self, Revision};
 use super::task_calls::{self, Mapped};
 use super::wire::{Era, call_line_in, dropped, read_answer};
+use crate::backlog;
 use crate::process::{
     self, Break, Handles, Piped, ProcessFactory, ProcessOptions, Restartable, Running, Shared, fail, lock,
 };
@@ -207,6 +208,10 @@ impl SubjectFactory for McpFactory {
         process::support(scenario, self.probe().await.ok().as_ref(), "not in its tools/list", proxied)
     }
 
+    async fn tools(&self) -> Option<Vec<String>> {
+        self.probe().await.ok().map(|capabilities| capabilities.tools)
+    }
+
     /// With a store address in the options, the server reaches its store through a relay of its own (named in
     /// its environment, as for `callproof/1`), which a `store_outage` fault cuts.
     async fn start(&self, downstream_url: &str) -> Result<Arc<dyn Subject>, SubjectError> {
@@ -387,7 +392,7 @@ impl Connection {
     /// A request of the handshake and its whole answer; the caller bounds the wait.
     async fn request(&self, method: &str, params: Value) -> Result<Value, String> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        let answered = self.expect(id).map_err(|why| describe(&why))?;
+        let answered = self.expect(id).map_err(|why| describe(&why))?.answered;
         let params = if self.modern() { revision::with_meta(Some(params)) } else { params };
         self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string()).await?;
         match answered.await {
@@ -398,14 +403,14 @@ impl Connection {
     }
 
     /// Registers request `id` before it is sent, so its answer cannot be missed.
-    fn expect(&self, id: i64) -> Result<oneshot::Receiver<Result<Value, Break>>, Break> {
+    fn expect(&self, id: i64) -> Result<Expected, Break> {
         let (answer, answered) = oneshot::channel();
         let mut shared = lock(&self.shared);
         if let Some(why) = &shared.broken {
             return Err(why.clone());
         }
         shared.pending.insert(id.to_string(), answer);
-        Ok(answered)
+        Ok(Expected { answered, others: shared.answers.watch() })
     }
 
     async fn send(&self, line: &str) -> Result<(), String> {
@@ -446,23 +451,20 @@ impl Connection {
 
     async fn exchange(&self, id: i64, line: &str, bound: (Duration, Duration)) -> Result<Heard, Break> {
         let _shared = self.gate.read().await;
-        let answered = self.expect(id)?;
+        let expected = self.expect(id)?;
         if let Err(why) = self.send(line).await {
             return Err(fail(&self.shared, Break::Wrote(why)));
         }
-        self.wait(id, answered, bound).await.map(Heard::Message)
+        self.wait(id, expected, bound).await.map(Heard::Message)
     }
 
-    async fn wait(
-        &self,
-        id: i64,
-        answered: oneshot::Receiver<Result<Value, Break>>,
-        (budget, margin): (Duration, Duration),
-    ) -> Result<Value, Break> {
-        match tokio::time::timeout(budget + margin, answered).await {
-            Ok(Ok(answer)) => answer,
-            Ok(Err(_)) => Err(Break::Wrote("the answer channel closed".to_owned())),
-            Err(_) => Err(fail(&self.shared, Break::Silent { request: id.to_string(), budget, margin })),
+    /// The answer to `id` within its budget plus the margin of when it was sent or, queued behind other calls,
+    /// of the latest answer to one of them ([`crate::backlog`]).
+    async fn wait(&self, id: i64, expected: Expected, (budget, margin): (Duration, Duration)) -> Result<Value, Break> {
+        match backlog::within(budget + margin, expected.others, expected.answered).await {
+            Some(Ok(answer)) => answer,
+            Some(Err(_)) => Err(Break::Wrote("the answer channel closed".to_owned())),
+            None => Err(fail(&self.shared, Break::Silent { request: id.to_string(), budget, margin })),
         }
     }
 
@@ -472,7 +474,7 @@ impl Connection {
     async fn garbage(&self, id: i64, line: &str, bound: (Duration, Duration)) -> Result<Heard, Break> {
         let _alone = self.gate.write().await;
         lock_strays(&self.strays).clear();
-        let mut answered = self.expect(id)?;
+        let mut answered = self.expect(id)?.answered;
         if let Err(why) = self.send(line).await {
             return Err(fail(&self.shared, Break::Wrote(why)));
         }
@@ -511,6 +513,12 @@ impl Connection {
     async fn error(&self, why: Break) -> SubjectError {
         self.handles.error(why).await
     }
+}
+
+/// A request registered before it is sent: its answer, and the answers to the others ([`crate::backlog`]).
+struct Expected {
+    answered: oneshot::Receiver<Result<Value, Break>>,
+    others: tokio::sync::watch::Receiver<u64>,
 }
 
 /// What came back for one call.
@@ -564,7 +572,7 @@ async fn read_messages(
             Some(Value::String(id)) => id.clone(),
             Some(id) => id.to_string(),
         };
-        let waiting = lock(&shared).pending.remove(&key);
+        let waiting = lock(&shared).answered(&key);
         match waiting {
             Some(answer) => {
                 let _ = answer.send(Ok(message));

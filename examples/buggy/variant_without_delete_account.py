@@ -11,18 +11,12 @@ tool are skipped (and say so)", and the same for the task tools: "An executor th
 tools leaves them out of `capabilities.tools`, and the scenarios under `scenarios/tasks/` are skipped."
 
 Expected: every scenario that calls delete_account is skipped, the rest pass under --profile all. A
-false-positive probe for scenarios that mix tools (the malformed corpus has delete_account cases: the harness
-must skip those cases or the scenario, never hold the executor to schema_violation for a tool it declared it
-does not have).
+false-positive probe for scenarios that mix tools: the malformed corpus has a delete_account case, which the
+harness leaves out (and the report names), never holding the executor to schema_violation for a tool it
+declared it does not have.
 """
 
-import os
-import sys
-
-# A probe, kept out of examples/buggy (and its manifest) while it fails today: correct.py is one folder up.
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir))
-
-from correct import cp, serve  # noqa: E402
+from correct import cp, serve
 
 ORIGINAL_INIT = cp.Executor.__init__
 LEFT_OUT = "delete_account"

@@ -5,13 +5,19 @@
 //! the transcript. After the last step the runner waits until every delayed
 //! answer and slow commit is over, so the ledger it hands to the checks is final. The world is reached over
 //! loopback HTTP (wiremock) or, for fast exploration under paused time, directly in-process; the world, its
-//! faults and its ledger are the same either way.
+//! faults and its ledger are the same either way. Corpus cases for tools the subject does not declare are left
+//! out, and said so ([`declared`]).
 
+mod declared;
+
+pub(crate) use declared::left_out_note;
+
+use crate::backlog::{self, Answers};
 use crate::corpus::Corpus;
 use crate::mock::MockDownstream;
 use crate::scenario::{AuthFixture, CallSpec, IdentityState, Scenario, Step, StepKind};
 use crate::subject::{Subject, SubjectCall, SubjectError, SubjectFactory, SubjectFault};
-use crate::transcript::{Answer, CallRecord, Calls, Operation, Refusal, Transcript};
+use crate::transcript::{Answer, CallRecord, Calls, LeftOut, Operation, Refusal, Transcript};
 use crate::world::{Behaviour, FaultGuard, FaultLog, World, endpoint_of};
 use callproof_executor::app::{CatalogEntry, catalog};
 use callproof_executor::canonical::{canonical_json, sha256_hex};
@@ -21,7 +27,8 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// How long past its budget the harness waits for an answer before recording "no answer".
+/// How long past its budget the harness waits for an answer before recording "no answer" (counted from when the
+/// call was sent or, queued behind other calls of its step, from the latest answer to one of them).
 pub const HARD_MARGIN: Duration = Duration::from_secs(10);
 /// The longest the runner waits for delayed answers and slow commits after the last step.
 const MAX_SETTLE: Duration = Duration::from_secs(60);
@@ -88,6 +95,10 @@ pub struct Session<'a> {
     identities: Vec<String>,
     /// What each fault armed so far did.
     faults: Vec<FaultLog>,
+    /// The catalog tools the subject does not declare: corpus cases calling one are left out.
+    lacking: Vec<String>,
+    /// The corpus cases left out so far.
+    left_out: Vec<LeftOut>,
 }
 
 /// The faults one step armed: on the world (until their guards disarm them) and on the subject.
@@ -174,6 +185,8 @@ impl Runner {
             op_ids: BTreeMap::new(),
             identities: Vec::new(),
             faults: Vec::new(),
+            lacking: self.lacking().await,
+            left_out: Vec::new(),
         })
     }
 
@@ -249,8 +262,9 @@ impl Session<'_> {
         let tool = planned.first().map_or("", |planned| planned.call.name.as_str());
         let armed = self.arm(step_index, step, tool).await?;
         let first = self.calls.len();
+        let answers = Arc::new(Answers::default());
         let calls = futures::future::join_all(
-            planned.into_iter().enumerate().map(|(offset, planned)| self.call(planned, first + offset)),
+            planned.into_iter().enumerate().map(|(offset, planned)| self.call(planned, first + offset, &answers)),
         );
         let (answered, cut) = self.acting_on_subject(calls).await?;
         let killed = answered.iter().any(|record| record.answer == Answer::Killed);
@@ -372,25 +386,6 @@ impl Session<'_> {
         })
     }
 
-    /// One call per corpus case (or per case of `only`), each its own operation.
-    fn plan_corpus(&mut self, step_index: usize, auth: &str, only: &[String]) -> Vec<Planned> {
-        let runner = self.runner;
-        let cases = runner.corpus.cases.iter().filter(|case| only.is_empty() || only.contains(&case.name));
-        let mut planned_cases = Vec::new();
-        for case in cases {
-            let call = ToolCall {
-                call_id: format!("call_{}_{}", step_index + 1, case.name),
-                name: case.tool.clone(),
-                arguments: Arguments::Raw(case.text()),
-            };
-            let op =
-                Op { business: 0, call, auth: auth.to_owned(), business_request_id: None, attempt: 1, budget_ms: 3000 };
-            let op_index = self.new_op(op, Some(format!("corpus:{}", case.name)));
-            planned_cases.push(planned(step_index, StepKind::Corpus, &self.ops[op_index], Some(case.name.clone())));
-        }
-        planned_cases
-    }
-
     /// Adds a call template and returns its index; its business operation is found or created by identity.
     fn new_op(&mut self, op: Op, name: Option<String>) -> usize {
         let business = self.business_of(&op, name);
@@ -442,6 +437,7 @@ impl Session<'_> {
             records,
             records_read_at_ms: self.clock.wall_ms(),
             tasks: self.world.tasks(),
+            left_out: self.left_out.clone(),
             index: Default::default(),
         }
     }
@@ -458,7 +454,7 @@ impl Session<'_> {
         transcript
     }
 
-    async fn call(&self, planned: Planned, index: usize) -> CallRecord {
+    async fn call(&self, planned: Planned, index: usize, answers: &Arc<Answers>) -> CallRecord {
         let world = &self.world;
         let auth = self.auths[&planned.auth_name].clone();
         let wall_ms = self.clock.wall_ms();
@@ -472,7 +468,7 @@ impl Session<'_> {
         };
         let started_ms = world.now_ms();
         let first_request = world.request_count();
-        let (answer, refusal, answered_ms) = self.answer(submitted, budget).await;
+        let (answer, refusal, answered_ms) = self.answer(submitted, budget, answers.clone()).await;
         CallRecord {
             index,
             step: planned.step,
@@ -505,8 +501,13 @@ impl Session<'_> {
     /// scenarios of one run share a task, and one busy judging its checks or starting a process must not make
     /// another's answer look late. Simulated runs keep the wait in the scenario's task, so their polling order,
     /// and with it a seed's schedule, stays what it was.
-    async fn answer(&self, call: SubjectCall, budget: Duration) -> (Answer, Option<Refusal>, u64) {
-        let waiting = answer_of(self.subject.clone(), self.world.clone(), call, budget);
+    async fn answer(
+        &self,
+        call: SubjectCall,
+        budget: Duration,
+        answers: Arc<Answers>,
+    ) -> (Answer, Option<Refusal>, u64) {
+        let waiting = answer_of(self.subject.clone(), self.world.clone(), call, (budget, answers));
         match self.runner.transport {
             Transport::Simulated => waiting.await,
             Transport::Loopback => {
@@ -523,22 +524,27 @@ impl Session<'_> {
     }
 }
 
-/// Waits for `subject`'s answer to `call`, racing the kills the world's faults make.
+/// Waits for `subject`'s answer to `call`, racing the kills the world's faults make, within its budget and
+/// [`HARD_MARGIN`] of when it was sent or of the latest answer to another call of its step ([`backlog`]).
 async fn answer_of(
     subject: Arc<dyn Subject>,
     world: Arc<World>,
     call: SubjectCall,
-    budget: Duration,
+    (budget, answers): (Duration, Arc<Answers>),
 ) -> (Answer, Option<Refusal>, u64) {
     let mut kills = world.kills();
     let before = *kills.borrow();
+    let others = answers.watch();
     let (answer, refusal) = tokio::select! {
-        answered = tokio::time::timeout(budget + HARD_MARGIN, subject.answer(call)) => match answered {
+        answered = backlog::within(budget + HARD_MARGIN, others, subject.answer(call)) => match answered {
             // A kill fault fired for the moment the answer arrives: the subject dies before it is seen.
-            Ok(Ok(_)) if world.kills().borrow().before_answer > before.before_answer => (Answer::Killed, None),
-            Ok(Ok(reply)) => (Answer::read(reply.value), reply.refusal),
-            Ok(Err(error)) => (Answer::Broken(error.to_string()), None),
-            Err(_) => (Answer::NoAnswer, None),
+            Some(Ok(_)) if world.kills().borrow().before_answer > before.before_answer => (Answer::Killed, None),
+            Some(Ok(reply)) => {
+                answers.answered();
+                (Answer::read(reply.value), reply.refusal)
+            }
+            Some(Err(error)) => (Answer::Broken(error.to_string()), None),
+            None => (Answer::NoAnswer, None),
         },
         _ = kills.wait_for(|kills| kills.in_flight > before.in_flight) => (Answer::Killed, None),
     };

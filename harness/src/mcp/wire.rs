@@ -243,8 +243,9 @@ pub(crate) fn read_posted(
     }
     let status = posted.status;
     let json = text_is_json(call);
-    let refused =
-        |code: ErrorCode, why: &str, details: Vec<(&str, Value)>| Reply::built(built(call, id, code, why, details), None);
+    let refused = |code: ErrorCode, why: &str, details: Vec<(&str, Value)>| {
+        Reply::built(built(call, id, code, why, details), None)
+    };
     Ok(match status {
         401 => match identity_fault(call) {
             Some(reason) => refused(ErrorCode::Unauthorized, "HTTP 401", vec![("reason", json!(reason))]),

@@ -253,15 +253,8 @@ async fn a_settled_record_replays_its_stored_answer() {
 #[test]
 fn the_replay_stage_keeps_the_stored_answer_under_this_calls_ids() {
     let mut stored: Envelope = serde_json::from_value(stored(true)).expect("an envelope");
+    let this = Meta { request_id: "req_9".into(), call_id: "call_9".into(), attempt: 3, ..stored.meta.clone() };
     stored.meta.reconciled = true;
-    let this = Meta {
-        request_id: "req_9".into(),
-        call_id: "call_9".into(),
-        attempt: 3,
-        idempotency_key: Some(the_key().into()),
-        replayed: false,
-        reconciled: false,
-    };
     let replayed = replayed(stored.clone(), &this);
     assert_eq!((replayed.ok, &replayed.result), (stored.ok, &stored.result));
     assert_eq!(replayed.meta, Meta { replayed: true, reconciled: true, ..this });

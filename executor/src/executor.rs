@@ -11,7 +11,7 @@ use crate::canonical::Sha256Hex;
 use crate::clock::{Clock, SystemClock};
 use crate::deadline::{self, Elapsed};
 use crate::decode::{Decoded, Limits};
-use crate::envelope::Envelope;
+use crate::envelope::{Envelope, Meta};
 use crate::error::{Category, ErrorBody, ErrorCode};
 use crate::idempotency::claim::{Claimed, Protocol};
 use crate::idempotency::{KeyInput, Record, State};
@@ -44,6 +44,8 @@ pub struct Stages {
     pub derive_key: fn(&KeyInput<'_>) -> Sha256Hex,
     /// Stage 3: how to resolve an UNKNOWN record.
     pub plan_reconciliation: fn(&Registered) -> Plan,
+    /// Stage 3: a settled record's stored answer as this call's answer, under this call's meta.
+    pub replay: fn(Envelope, &Meta) -> Envelope,
     /// Stage 6: what a tool's answer means.
     pub settle: fn(Attempt) -> Settled,
     /// Stage 7.
@@ -60,6 +62,7 @@ impl Stages {
         check_ownership: authorize::check_ownership,
         derive_key: idempotency::derive_key,
         plan_reconciliation: reconcile::plan_reconciliation,
+        replay: idempotency::replayed,
         settle: outcome::settle,
         validate_output: output::validate_output,
         task_final: task::is_final,
@@ -395,6 +398,7 @@ impl Executor {
             clock: &*self.clock,
             derive_key: self.stages.derive_key,
             plan: self.stages.plan_reconciliation,
+            replay: self.stages.replay,
             validate_output: self.stages.validate_output,
             max_attempts: self.config.max_attempts,
             lease_margin: self.config.lease_margin,

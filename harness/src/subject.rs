@@ -57,11 +57,21 @@ pub struct Reply {
     pub value: Value,
     /// Set when `value` is the envelope the harness built for a refusal the transport carried.
     pub refusal: Option<crate::transcript::Refusal>,
+    /// Whether the harness wrote `value`'s `meta` (an envelope it built for a JSON-RPC error or an HTTP status
+    /// that carried none), so nothing in it is the subject's word.
+    pub meta_by_harness: bool,
 }
 
 impl From<Value> for Reply {
     fn from(value: Value) -> Reply {
-        Reply { value, refusal: None }
+        Reply { value, refusal: None, meta_by_harness: false }
+    }
+}
+
+impl Reply {
+    /// An envelope the harness built, `meta` and all, for an answer that carried none.
+    pub(crate) fn built(value: Value, refusal: Option<crate::transcript::Refusal>) -> Reply {
+        Reply { value, refusal, meta_by_harness: true }
     }
 }
 

@@ -169,6 +169,9 @@ pub struct CallRecord {
     /// `answer` then holds the envelope the harness built for it, which the other checks read as before.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub refusal: Option<Refusal>,
+    /// Whether the harness wrote the envelope's `meta` (an MCP JSON-RPC error or HTTP status read as one).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub meta_by_harness: bool,
 }
 
 impl CallRecord {

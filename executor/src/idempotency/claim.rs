@@ -13,7 +13,7 @@ use crate::canonical::Sha256Hex;
 use crate::clock::Clock;
 use crate::deadline;
 use crate::decode::Decoded;
-use crate::envelope::Envelope;
+use crate::envelope::{Envelope, Meta};
 use crate::error::{ErrorBody, ErrorCode};
 use crate::idempotency::{KeyInput, NewRecord, Record, State, Update};
 use crate::outcome::Settled;
@@ -59,6 +59,8 @@ pub(crate) struct Protocol<'a> {
     pub(crate) derive_key: fn(&KeyInput<'_>) -> Sha256Hex,
     /// How an UNKNOWN record is resolved.
     pub(crate) plan: fn(&Registered) -> Plan,
+    /// How a settled record's stored answer becomes this call's answer.
+    pub(crate) replay: fn(Envelope, &Meta) -> Envelope,
     /// Stage 7, for a result a status query reports.
     pub(crate) validate_output: fn(&Registered, &Value) -> Result<(), ErrorBody>,
     /// Executions one business operation may start.
@@ -123,7 +125,7 @@ impl Protocol<'_> {
                 let update = Update::settle(&record, State::Unknown, record.outcome.clone(), now_ms);
                 self.advance(run, StoreStep::Claim, &record, update).await.err().map(Claimed::Answer)
             }
-            State::Succeeded | State::FailedFinal => Some(Claimed::Answer(replay(run, &record))),
+            State::Succeeded | State::FailedFinal => Some(Claimed::Answer(self.replay(run, &record))),
             State::FailedRetryable if record.attempts >= self.max_attempts => {
                 let envelope = run.fail(
                     ErrorBody::new(
@@ -152,7 +154,7 @@ impl Protocol<'_> {
     async fn reconcile(&self, run: &mut Run<'_>, decoded: &Decoded, record: &Record) -> Reconciled {
         match (self.plan)(&decoded.tool) {
             Plan::Unresolvable => Reconciled::Answer(match record.outcome {
-                Some(_) => replay(run, record),
+                Some(_) => self.replay(run, record),
                 None => run.fail(
                     ErrorBody::new(
                         ErrorCode::TimeoutUnknown,
@@ -279,18 +281,28 @@ fn decided(advanced: Result<bool, Envelope>, won: Claimed) -> Option<Claimed> {
     }
 }
 
-/// The stored answer of a settled record, as this call's answer (`meta.replayed`).
-fn replay(run: &mut Run<'_>, record: &Record) -> Envelope {
-    let stored = match record.outcome.clone().map(serde_json::from_value::<Envelope>) {
-        Some(Ok(stored)) => stored,
-        Some(Err(error)) => {
-            return store_failed(run, StoreStep::Claim, format!("the stored answer is unreadable: {error}"));
-        }
-        None => return store_failed(run, StoreStep::Claim, "a settled record has no stored answer"),
-    };
-    run.meta.replayed = true;
-    run.meta.reconciled = stored.meta.reconciled;
-    Envelope { ok: stored.ok, result: stored.result, error: stored.error, meta: run.meta.clone() }
+/// The reference replay stage: the stored answer (`ok`, `result`, `error`) under this call's own meta (its
+/// `call_id`, `attempt` and `request_id`), marked `replayed` and `reconciled` as the stored answer was.
+pub fn replayed(stored: Envelope, meta: &Meta) -> Envelope {
+    let meta = Meta { replayed: true, reconciled: stored.meta.reconciled, ..meta.clone() };
+    Envelope { meta, ..stored }
+}
+
+impl Protocol<'_> {
+    /// The stored answer of a settled record, as this call's answer (`meta.replayed`), by the replay stage.
+    fn replay(&self, run: &mut Run<'_>, record: &Record) -> Envelope {
+        let stored = match record.outcome.clone().map(serde_json::from_value::<Envelope>) {
+            Some(Ok(stored)) => stored,
+            Some(Err(error)) => {
+                return store_failed(run, StoreStep::Claim, format!("the stored answer is unreadable: {error}"));
+            }
+            None => return store_failed(run, StoreStep::Claim, "a settled record has no stored answer"),
+        };
+        let envelope = (self.replay)(stored, &run.meta);
+        run.meta.replayed = envelope.meta.replayed;
+        run.meta.reconciled = envelope.meta.reconciled;
+        envelope
+    }
 }
 
 fn in_progress(retry_after_ms: u64) -> ErrorBody {

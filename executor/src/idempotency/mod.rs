@@ -9,5 +9,6 @@ pub(crate) mod claim;
 mod key;
 mod state;
 
+pub use claim::replayed;
 pub use key::{KeyInput, RECORD_FORMAT, derive_key};
 pub use state::{IllegalTransition, NewRecord, Record, State, Update, Version, check_transition, is_legal};

@@ -343,6 +343,13 @@ pub const ALL: &[Mutant] = &[
         trips: &["expectations", "single-effect"],
         process: AsProcess { store_outage: true, ..over(&["internal/store_outage"]) },
     },
+    Mutant {
+        name: "replay-stale-meta",
+        bug: "a replay answers the stored envelope with its meta: the first call's call_id, attempt and request_id",
+        variant: Variant { stages: Stages { replay: stages::replay_with_stored_meta, ..S }, ..R },
+        trips: &["meta-echoes-call"],
+        process: over(&["idempotency/duplicate_refund_after_lost_response"]),
+    },
 ];
 
 /// The mutant with this name.

@@ -3,6 +3,7 @@
 use crate::authorize::{self, AccessInput, OwnershipInput};
 use crate::canonical::{Sha256Hex, canonical_json, hex};
 use crate::decode::{self, Decoded, Limits};
+use crate::envelope::{Envelope, Meta};
 use crate::error::{ErrorBody, ErrorCode, Resolution};
 use crate::idempotency::{self, KeyInput};
 use crate::outcome::{self, Attempt, Settled};
@@ -240,6 +241,12 @@ pub fn output_unvalidated(_tool: &Registered, _result: &Value) -> Result<(), Err
 /// An unknown outcome is resolved by executing again, without asking the downstream first.
 pub fn reconcile_by_reexecuting(_tool: &Registered) -> Plan {
     Plan::ReExecute
+}
+
+/// A replay sends the stored envelope back whole, its meta included (the first call's `call_id`, `attempt` and
+/// `request_id`), with only `replayed` set: middleware that caches the whole response.
+pub fn replay_with_stored_meta(stored: Envelope, _meta: &Meta) -> Envelope {
+    Envelope { meta: Meta { replayed: true, ..stored.meta.clone() }, ..stored }
 }
 
 fn schema_types(schema: &Value) -> Vec<String> {

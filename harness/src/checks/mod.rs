@@ -71,6 +71,7 @@ registry! {
     configured_origin_only::CONFIGURED_ORIGIN_ONLY,
     identity_stays_home::IDENTITY_STAYS_HOME,
     resource_refusal_uniform::RESOURCE_REFUSAL_UNIFORM,
+    meta_echoes_call::META_ECHOES_CALL,
 }
 
 /// How binding a check is.

@@ -22,7 +22,9 @@
 //! was sent; default 100 × its index), `case=NAME`. Their
 //! outcome is `ok [replayed] [reconciled] [result=JSON]`, an error code with `name=value` details (and
 //! `retryable=` or `resolution=` to lie about the table, `message="JSON_STRING"` for another text than
-//! `literal`), `killed`, `no-answer`, `broken` or `garbage` (not an envelope), each optionally with `rid=ID|none` and `key=KEY` for the envelope's meta. Requests answer
+//! `literal`), `killed`, `no-answer`, `broken` or `garbage` (not an envelope), each optionally with `rid=ID|none`, `key=KEY`,
+//! `cid=ID|none` (`call_id`) and `att=N|none` (`attempt`) for the envelope's meta, and `built` when the harness
+//! wrote that meta (as for a JSON-RPC error; `-32700` implies it). Requests answer
 //! `committed`, `deduplicated`, `abandoned`, a status or `dropped`, with `key=`, `fault=`, `deadline=`, `rid=`,
 //! `reply=`, `effect=`, `owner=`, `tenant=`, `after=MS` (arrival after the call was sent, default 1),
 //! `answered=MS` (when the answer left, after the call was sent; default: on arrival, none when dropped), `call=N`,
@@ -202,6 +204,7 @@ impl History {
             answer,
             corpus_case: attribute(words, "case").map(str::to_owned),
             refusal: outcome.contains(&"-32700").then(Refusal::parse_error),
+            meta_by_harness: outcome.contains(&"-32700") || outcome.contains(&"built"),
         });
     }
 
@@ -441,10 +444,13 @@ impl History {
 fn answer(outcome: &[&str], index: usize, call_id: &str, attempt: u32) -> Answer {
     let mut meta =
         json!({"request_id": format!("req_{index}"), "call_id": call_id, "attempt": attempt, "replayed": false});
-    match attribute(outcome, "rid") {
-        Some("none") => drop(meta.as_object_mut().map(|meta| meta.remove("request_id"))),
-        Some(id) => meta["request_id"] = json!(id),
-        None => {}
+    for (word, member) in [("rid", "request_id"), ("cid", "call_id"), ("att", "attempt")] {
+        match attribute(outcome, word) {
+            Some("none") => drop(meta.as_object_mut().map(|meta| meta.remove(member))),
+            Some(value) if word == "att" => meta[member] = serde_json::from_str(value).unwrap_or_else(|_| json!(value)),
+            Some(value) => meta[member] = json!(value),
+            None => {}
+        }
     }
     if let Some(key) = attribute(outcome, "key") {
         meta["idempotency_key"] = json!(key);
@@ -487,7 +493,7 @@ fn error(code: &str, words: &[&str]) -> Value {
         let value: Value = serde_json::from_str(value).unwrap_or_else(|_| json!(value));
         match name {
             "retryable" | "resolution" | "category" | "message" => error[name] = value,
-            "rid" | "key" | "result" => {}
+            "rid" | "cid" | "att" | "key" | "result" => {}
             _ => error["details"][name] = value,
         }
     }

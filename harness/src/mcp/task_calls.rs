@@ -101,7 +101,7 @@ pub(crate) fn read_task(
             Some(-32602) => {
                 let details = vec![("reason", json!("resource_not_accessible")), ("jsonrpc_error", error.clone())];
                 let message = "the server answered the task request with JSON-RPC error -32602 (no such task)";
-                return Ok(wire::built(call, id, ErrorCode::Forbidden, message, details).into());
+                return Ok(Reply::built(wire::built(call, id, ErrorCode::Forbidden, message, details), None));
             }
             Some(code @ (-32601 | -32021)) => {
                 return Err(format!(

@@ -140,7 +140,7 @@ pub(crate) fn read_answer(
     };
     let value = built(call, id, refused, &format!("the server answered with JSON-RPC error {shown}"), details);
     let refusal = (code == Some(-32700)).then(Refusal::parse_error);
-    Ok(Reply { value, refusal })
+    Ok(Reply::built(value, refusal))
 }
 
 /// A failure envelope the harness builds for an answer that stands for one: `meta` from the call and the
@@ -243,21 +243,23 @@ pub(crate) fn read_posted(
     }
     let status = posted.status;
     let json = text_is_json(call);
-    let refused = |code: ErrorCode, why: &str, details: Vec<(&str, Value)>| built(call, id, code, why, details);
+    let refused = |code: ErrorCode, why: &str, details: Vec<(&str, Value)>| {
+        Reply::built(built(call, id, code, why, details), None)
+    };
     Ok(match status {
         401 => match identity_fault(call) {
-            Some(reason) => refused(ErrorCode::Unauthorized, "HTTP 401", vec![("reason", json!(reason))]).into(),
+            Some(reason) => refused(ErrorCode::Unauthorized, "HTTP 401", vec![("reason", json!(reason))]),
             None => json!({"mcp": "HTTP 401 to a valid token", "body": excerpt(&posted.body, 300)}).into(),
         },
         403 if posted.authenticate.as_deref().is_some_and(|value| value.contains("insufficient_scope")) => {
             let scopes = posted.authenticate.as_deref().and_then(scope_parameter).unwrap_or_default();
             let scopes: Vec<&str> = scopes.split_whitespace().collect();
             let details = vec![("reason", json!("missing_scope")), ("required_scopes", json!(scopes))];
-            refused(ErrorCode::Forbidden, "HTTP 403 insufficient_scope", details).into()
+            refused(ErrorCode::Forbidden, "HTTP 403 insufficient_scope", details)
         }
         400 | 413 if !json => {
-            let value = refused(ErrorCode::InvalidJson, &format!("HTTP {status}"), Vec::new());
-            Reply { value, refusal: Some(crate::transcript::Refusal::http_status(status)) }
+            let value = built(call, id, ErrorCode::InvalidJson, &format!("HTTP {status}"), Vec::new());
+            Reply::built(value, Some(crate::transcript::Refusal::http_status(status)))
         }
         200..=299 if !json => dropped(line).into(),
         _ => {

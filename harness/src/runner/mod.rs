@@ -468,7 +468,7 @@ impl Session<'_> {
         };
         let started_ms = world.now_ms();
         let first_request = world.request_count();
-        let (answer, refusal, answered_ms) = self.answer(submitted, budget, answers.clone()).await;
+        let ((answer, refusal, meta_by_harness), answered_ms) = self.answer(submitted, budget, answers.clone()).await;
         CallRecord {
             index,
             step: planned.step,
@@ -493,6 +493,7 @@ impl Session<'_> {
             answer,
             corpus_case: planned.corpus_case,
             refusal,
+            meta_by_harness,
         }
     }
 
@@ -501,12 +502,7 @@ impl Session<'_> {
     /// scenarios of one run share a task, and one busy judging its checks or starting a process must not make
     /// another's answer look late. Simulated runs keep the wait in the scenario's task, so their polling order,
     /// and with it a seed's schedule, stays what it was.
-    async fn answer(
-        &self,
-        call: SubjectCall,
-        budget: Duration,
-        answers: Arc<Answers>,
-    ) -> (Answer, Option<Refusal>, u64) {
+    async fn answer(&self, call: SubjectCall, budget: Duration, answers: Arc<Answers>) -> (Heard, u64) {
         let waiting = answer_of(self.subject.clone(), self.world.clone(), call, (budget, answers));
         match self.runner.transport {
             Transport::Simulated => waiting.await,
@@ -516,7 +512,8 @@ impl Session<'_> {
                     Ok(answered) => answered,
                     Err(error) if error.is_panic() => std::panic::resume_unwind(error.into_panic()),
                     Err(error) => {
-                        (Answer::Broken(format!("the call's task ended: {error}")), None, self.world.now_ms())
+                        let broken = Answer::Broken(format!("the call's task ended: {error}"));
+                        ((broken, None, false), self.world.now_ms())
                     }
                 }
             }
@@ -531,25 +528,28 @@ async fn answer_of(
     world: Arc<World>,
     call: SubjectCall,
     (budget, answers): (Duration, Arc<Answers>),
-) -> (Answer, Option<Refusal>, u64) {
+) -> (Heard, u64) {
     let mut kills = world.kills();
     let before = *kills.borrow();
     let others = answers.watch();
-    let (answer, refusal) = tokio::select! {
+    let heard = tokio::select! {
         answered = backlog::within(budget + HARD_MARGIN, others, subject.answer(call)) => match answered {
             // A kill fault fired for the moment the answer arrives: the subject dies before it is seen.
-            Some(Ok(_)) if world.kills().borrow().before_answer > before.before_answer => (Answer::Killed, None),
+            Some(Ok(_)) if world.kills().borrow().before_answer > before.before_answer => (Answer::Killed, None, false),
             Some(Ok(reply)) => {
                 answers.answered();
-                (Answer::read(reply.value), reply.refusal)
+                (Answer::read(reply.value), reply.refusal, reply.meta_by_harness)
             }
-            Some(Err(error)) => (Answer::Broken(error.to_string()), None),
-            None => (Answer::NoAnswer, None),
+            Some(Err(error)) => (Answer::Broken(error.to_string()), None, false),
+            None => (Answer::NoAnswer, None, false),
         },
-        _ = kills.wait_for(|kills| kills.in_flight > before.in_flight) => (Answer::Killed, None),
+        _ = kills.wait_for(|kills| kills.in_flight > before.in_flight) => (Answer::Killed, None, false),
     };
-    (answer, refusal, world.now_ms())
+    (heard, world.now_ms())
 }
+
+/// An answer, the transport refusal it stands for, whether the harness wrote its `meta` (`subject::Reply`).
+type Heard = (Answer, Option<Refusal>, bool);
 
 /// A spawned task that is cancelled when its scenario is dropped.
 struct AbortOnDrop<T>(tokio::task::JoinHandle<T>);

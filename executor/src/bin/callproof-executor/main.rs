@@ -15,7 +15,7 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let options = match options::parse(std::env::args().skip(1)) {
-        Ok(options::Parsed::Run(options)) => options,
+        Ok(options::Parsed::Run(options)) => *options,
         Ok(options::Parsed::Help) => {
             eprint!("{}", options::USAGE);
             return ExitCode::SUCCESS;

@@ -65,7 +65,8 @@ pub(crate) enum Mode {
 const DEFAULT_MAX_IN_FLIGHT: usize = 64;
 
 pub(crate) enum Parsed {
-    Run(Options),
+    /// Boxed: the options hold a whole `Variant` (every stage and port), many times the other variants' size.
+    Run(Box<Options>),
     Help,
     Version,
 }
@@ -127,7 +128,7 @@ pub(crate) fn parse(args: impl Iterator<Item = String>) -> Result<Parsed, String
             .to_owned());
     }
     let mode = modes.remove(0);
-    Ok(Parsed::Run(Options { store, namespace, variant, mutant, max_in_flight, mode }))
+    Ok(Parsed::Run(Box::new(Options { store, namespace, variant, mutant, max_in_flight, mode })))
 }
 
 /// The mutant called `name`.
@@ -155,7 +156,10 @@ mod tests {
 
     fn mode(args: &[&str]) -> Result<Option<String>, String> {
         match parse(args.iter().map(|arg| (*arg).to_owned()))? {
-            Parsed::Run(Options { mode: Mode::McpHttp(address), .. }) => Ok(address),
+            Parsed::Run(options) => match options.mode {
+                Mode::McpHttp(address) => Ok(address),
+                _ => Err("not --mcp-http".to_owned()),
+            },
             _ => Err("not --mcp-http".to_owned()),
         }
     }

@@ -116,6 +116,7 @@ impl Fixture {
             clock: &self.clock,
             derive_key: |_| the_key(),
             plan: self.plan,
+            replay: super::replayed,
             validate_output: output::validate_output,
             max_attempts: self.max_attempts,
             lease_margin: Duration::from_secs(2),
@@ -247,6 +248,16 @@ async fn a_settled_record_replays_its_stored_answer() {
         assert_eq!(envelope.meta.request_id, "req_1", "the replay carries this call's meta");
         assert_eq!(fixture.record().await.state, state, "a replay changes nothing");
     }
+}
+
+#[test]
+fn the_replay_stage_keeps_the_stored_answer_under_this_calls_ids() {
+    let mut stored: Envelope = serde_json::from_value(stored(true)).expect("an envelope");
+    let this = Meta { request_id: "req_9".into(), call_id: "call_9".into(), attempt: 3, ..stored.meta.clone() };
+    stored.meta.reconciled = true;
+    let replayed = replayed(stored.clone(), &this);
+    assert_eq!((replayed.ok, &replayed.result), (stored.ok, &stored.result));
+    assert_eq!(replayed.meta, Meta { replayed: true, reconciled: true, ..this });
 }
 
 #[tokio::test]

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Blind bug (spare): a replay answers the stored envelope's meta: the first call's call_id, request_id and
+"""Bug: a replay answers the stored envelope's meta: the first call's call_id, request_id and
 attempt, with only `replayed` set.
 
 Where it ships: idempotency middleware that stores the whole response and sends it back verbatim (headers and

@@ -3,14 +3,16 @@
 //! pasted into an issue), or as JSON.
 //!
 //! Rule enforced here: the diagram is a pure function of the transcript and the verdicts, drawn with the
-//! stable labels of the text timeline (keys `#1`, `#2`, no request ids), so two runs give the same picture.
+//! stable labels of the text timeline (keys `#1`, `#2`, no request ids), so two runs give the same picture. A
+//! scenario the executor cannot be judged on is refused with the reason, never run with nothing judged; one
+//! whose failure is expected of this executor (a crash without a durable store) runs, and says so.
 
 use crate::checks::{self, Level, Outcome, Verdict};
 use crate::corpus::Corpus;
 use crate::report::sequence::{self, Kind, Lane, Tone};
 use crate::runner::Runner;
 use crate::scenario::Scenario;
-use crate::subject::{SubjectError, SubjectFactory};
+use crate::subject::{SubjectError, SubjectFactory, Support};
 use crate::suite::Suite;
 use crate::timeline::{self, Mark};
 use crate::transcript::{Answer, Transcript};
@@ -31,6 +33,8 @@ pub struct Repro {
     pub verdicts: Vec<Verdict>,
     /// The failed checks, placed.
     pub marks: Vec<Mark>,
+    /// Why this executor is expected to fail the scenario, when it is (e.g. its store does not survive a kill).
+    pub expected_failure: Option<String>,
 }
 
 impl Repro {
@@ -53,9 +57,19 @@ pub async fn reproduce(
 ) -> Result<Repro, SubjectError> {
     let subject = factory.name();
     let suite = Suite::new(Runner::new(factory, corpus.clone()), corpus, checks::all(), 1);
+    let expected_failure = match suite.support(scenario).await {
+        Support::Full => None,
+        Support::ExpectFailure(why) => Some(why),
+        Support::Skip(why) => {
+            return Err(SubjectError::Unsupported(format!(
+                "`{}` cannot be reproduced against {subject}: {why}",
+                scenario.name
+            )));
+        }
+    };
     let (transcript, verdicts) = suite.judge(scenario).await?;
     let marks = timeline::marks(&transcript, &verdicts);
-    Ok(Repro { scenario: scenario.clone(), subject, transcript, verdicts, marks })
+    Ok(Repro { scenario: scenario.clone(), subject, transcript, verdicts, marks, expected_failure })
 }
 
 impl Repro {
@@ -67,12 +81,17 @@ impl Repro {
 
 /// The timeline as text, failed checks marked.
 pub fn text(repro: &Repro) -> String {
-    format!(
-        "{} against {}\n{}",
-        repro.scenario.name,
-        repro.subject,
-        timeline::marked_text(&repro.transcript, &repro.marks)
-    )
+    let mut out = format!("{} against {}\n", repro.scenario.name, repro.subject);
+    for note in notes(repro) {
+        let _ = writeln!(out, "note: {note}");
+    }
+    out + &timeline::marked_text(&repro.transcript, &repro.marks)
+}
+
+/// What the reader must know beside the timeline: an expected failure, corpus cases left out.
+fn notes(repro: &Repro) -> Vec<String> {
+    let expected = repro.expected_failure.as_ref().map(|why| format!("this executor is expected to fail it: {why}"));
+    expected.into_iter().chain(crate::runner::left_out_note(&repro.transcript.left_out)).collect()
 }
 
 /// The run as JSON: the scenario, the subject, the whole transcript, the verdicts and the placed failures.
@@ -82,6 +101,8 @@ pub fn json(repro: &Repro) -> Value {
         "description": repro.scenario.description.trim(),
         "seed_ref": repro.scenario.seed_ref,
         "subject": repro.subject,
+        "expected_failure": repro.expected_failure,
+        "notes": notes(repro),
         "timeline": timeline::marked_text(&repro.transcript, &repro.marks).lines().collect::<Vec<_>>(),
         "failures": repro.marks,
         "verdicts": repro.verdicts,

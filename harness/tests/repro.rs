@@ -118,3 +118,18 @@ fn the_json_repro_fits_docs_repro_schema_for_failures_crashes_the_corpus_and_pro
         crash["transcript"]["calls"].as_array().expect("calls").iter().map(|call| &call["answer"]).collect();
     assert!(answers.iter().any(|answer| *answer == "killed"), "a crash scenario has a killed answer: {answers:?}");
 }
+
+#[test]
+fn a_crash_repro_against_a_store_that_dies_with_the_process_says_its_failure_is_expected() {
+    let executor = reference_command("--store memory");
+    let ran = run_callproof(&["repro", "idempotency/crash_after_commit", "--executor", &executor]);
+    let note = ran.stdout.lines().nth(1).unwrap_or_default();
+    assert!(note.starts_with("note: this executor is expected to fail it: "), "{}\n{}", ran.stdout, ran.stderr);
+    let json = run_callproof(&["repro", "idempotency/crash_after_commit", "--executor", &executor, "--format", "json"]);
+    let repro: serde_json::Value = serde_json::from_str(&json.stdout).expect("JSON");
+    assert!(repro["expected_failure"].is_string(), "{}", repro["expected_failure"]);
+    let reference = run_callproof(&["repro", "idempotency/crash_after_commit", "--format", "json"]);
+    let reference: serde_json::Value = serde_json::from_str(&reference.stdout).expect("JSON");
+    assert_eq!(reference["expected_failure"], serde_json::Value::Null, "the in-process reference survives a kill");
+    assert_eq!(reference["notes"], serde_json::json!([]));
+}

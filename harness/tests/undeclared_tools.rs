@@ -7,6 +7,7 @@ use async_trait::async_trait;
 use callproof_executor::app::catalog;
 use callproof_harness::conform::{self, Options, Profile, ScenarioResult, Status};
 use callproof_harness::corpus::Corpus;
+use callproof_harness::repro;
 use callproof_harness::scenario::Scenario;
 use callproof_harness::subject::{InProcess, Subject, SubjectCall, SubjectError, SubjectFactory};
 use serde_json::Value;
@@ -106,4 +107,29 @@ async fn a_step_left_with_no_call_skips_its_scenario() {
         let reason = result.reason.as_deref().unwrap_or_default();
         assert!(reason.contains("`delete_account`, which the executor does not declare"), "{}: {reason}", result.id);
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn repro_refuses_a_scenario_left_with_no_call_and_notes_the_cases_it_leaves_out() {
+    let only =
+        scenario("only_the_case", &format!("[[step]]\naction = \"corpus\"\nauth = \"alice\"\nonly = [\"{CASE}\"]\n"));
+    match repro::reproduce(Arc::new(WithoutDeleteAccount), &only, Corpus::shipped()).await {
+        Err(SubjectError::Unsupported(why)) => {
+            assert!(why.starts_with("`only_the_case` cannot be reproduced against reference without"), "{why}");
+            assert!(why.contains("`delete_account`, which the executor does not declare"), "{why}");
+        }
+        other => panic!("expected the scenario refused, got {:?}", other.map(|repro| repro.transcript.calls.len())),
+    }
+    let two = scenario(
+        "two_cases",
+        &format!(
+            "[[step]]\naction = \"corpus\"\nauth = \"alice\"\nonly = [\"{CASE}\", \"trailing_comma_in_object\"]\n"
+        ),
+    );
+    let ran = repro::reproduce(Arc::new(WithoutDeleteAccount), &two, Corpus::shipped()).await.expect("it runs");
+    assert_eq!(ran.transcript.calls.len(), 1, "only the declared tool's case was sent");
+    let text = repro::text(&ran);
+    let note = format!("note: left out 1 corpus case calling `{LACKING}`, which the executor does not declare: {CASE}");
+    assert!(text.lines().nth(1) == Some(note.as_str()), "{text}");
+    assert_eq!(repro::json(&ran)["notes"][0], note.trim_start_matches("note: "));
 }

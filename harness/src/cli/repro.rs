@@ -20,7 +20,8 @@ use std::sync::Arc;
 
 /// What `--help` says about exit codes.
 pub(crate) const EXIT_CODES: &str = "Exit codes: 0 no MUST check failed; 1 one did; 2 usage error; 3 the executor \
-                                     could not be started or broke the protocol.";
+                                     could not be started, broke the protocol, or cannot be judged on the scenario \
+                                     (the message says why).";
 
 /// How the run is printed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

@@ -127,12 +127,15 @@ pub async fn run_with(options: &Options, second: Option<&Bearer>) -> Result<Repo
         meta: options.meta.clone(),
         tasks: super::tasks::Tasks::new(&options.server, options.timeout, second),
         configured: if http { Vec::new() } else { leak::command_paths(options.server.name()) },
+        capabilities: None,
     };
     let (protocol_version, server_info) = run.era(options.revision).await;
     let modern = run.client.modern();
     let tools = if protocol_version.is_some() { run.list().await } else { Vec::new() };
     if protocol_version.is_some() {
         run.protocol_errors(&tools).await;
+        let capabilities = run.capabilities.clone();
+        run.resource_not_found(capabilities.as_ref()).await;
         if modern {
             run.modern_checks(&tools).await;
         }
@@ -143,6 +146,7 @@ pub async fn run_with(options: &Options, second: Option<&Bearer>) -> Result<Repo
             run.tasks_checks().await;
         }
     }
+    run.stream_checks();
     let alive = run.client.alive();
     let why = match (alive, &options.server) {
         (true, Server::Command(_)) => "the server is still running at the end",
@@ -172,6 +176,7 @@ pub async fn run_with(options: &Options, second: Option<&Bearer>) -> Result<Repo
     report.revision = if modern { revision::MODERN } else { revision::LEGACY };
     http.not_judged.iter().for_each(|(check, why)| report.not_judged(check, why));
     run.tasks.explain(&mut report);
+    super::stream::explain(&mut report, matches!(options.server, Server::Url(_)));
     if let Some(bearer) = &options.bearer {
         report.redact(|text| bearer.redact(text));
     }
@@ -204,6 +209,8 @@ pub(super) struct Run {
     pub(super) tasks: super::tasks::Tasks,
     /// The paths on the server's command line: the user's configuration, which an error may name.
     configured: Vec<String>,
+    /// The capabilities the server declared (`initialize` or `server/discover`).
+    pub(super) capabilities: Option<Value>,
 }
 
 impl Run {

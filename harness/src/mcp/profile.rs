@@ -134,8 +134,6 @@ pub async fn run_with(options: &Options, second: Option<&Bearer>) -> Result<Repo
     let tools = if protocol_version.is_some() { run.list().await } else { Vec::new() };
     if protocol_version.is_some() {
         run.protocol_errors(&tools).await;
-        let capabilities = run.capabilities.clone();
-        run.resource_not_found(capabilities.as_ref()).await;
         if modern {
             run.modern_checks(&tools).await;
         }
@@ -145,6 +143,9 @@ pub async fn run_with(options: &Options, second: Option<&Bearer>) -> Result<Repo
         if modern {
             run.tasks_checks().await;
         }
+        // Last, so the requests before it keep their ids (the reports quoted in the docs show them).
+        let capabilities = run.capabilities.clone();
+        run.resource_not_found(capabilities.as_ref()).await;
     }
     run.stream_checks();
     let alive = run.client.alive();

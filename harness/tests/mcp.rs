@@ -261,21 +261,28 @@ fn the_readme_and_docs_excerpts_of_the_python_sdk_report_are_real_output() {
 
 #[test]
 fn the_blind_rounds_missed_buggy_servers_fail_the_checks_added_for_them_and_their_control_passes_those() {
-    // examples/mcp-buggy: four servers (Python SDK 1.30.0, the low-level Server) the profile missed before
-    // mcp-stdout-clean, mcp-progress-token, mcp-resource-not-found and the URL-password pattern of
-    // mcp-error-no-leak; each is the control with one bug. Run side by side, read-only tools and sync_warehouse.
+    // examples/mcp-buggy: five servers (Python SDK 1.30.0, the low-level Server) the profile missed before
+    // mcp-stdout-clean, mcp-progress-token, mcp-resource-not-found, mcp-unknown-tool-refused and the
+    // URL-password pattern of mcp-error-no-leak; each is the control with one bug. Run side by side, read-only
+    // tools and sync_warehouse.
     if !python_with_mcp("the blind round's buggy MCP servers") {
         return;
     }
-    let expected = [
+    let expected: [(&str, &[(&str, &str)]); 6] = [
         (
             "control.py",
-            [("mcp-stdout-clean", "PASS"), ("mcp-resource-not-found", "PASS"), ("mcp-error-no-leak", "PASS")],
+            &[
+                ("mcp-stdout-clean", "PASS"),
+                ("mcp-resource-not-found", "PASS"),
+                ("mcp-error-no-leak", "PASS"),
+                ("mcp-unknown-tool-refused", "PASS"),
+            ],
         ),
-        ("stdout_print.py", [("mcp-stdout-clean", "FAIL"); 3]),
-        ("progress_without_token.py", [("mcp-progress-token", "FAIL"); 3]),
-        ("resource_not_found_ok.py", [("mcp-resource-not-found", "WARN"); 3]),
-        ("secret_leak.py", [("mcp-error-no-leak", "FAIL"); 3]),
+        ("stdout_print.py", &[("mcp-stdout-clean", "FAIL")]),
+        ("progress_without_token.py", &[("mcp-progress-token", "FAIL")]),
+        ("resource_not_found_ok.py", &[("mcp-resource-not-found", "WARN")]),
+        ("secret_leak.py", &[("mcp-error-no-leak", "FAIL")]),
+        ("unknown_tool_ok.py", &[("mcp-unknown-tool-refused", "FAIL")]),
     ];
     let reports: Vec<(i32, Value)> = std::thread::scope(|scope| {
         let runs: Vec<_> = expected
@@ -289,7 +296,7 @@ fn the_blind_rounds_missed_buggy_servers_fail_the_checks_added_for_them_and_thei
     });
     for ((file, checks), (code, report)) in expected.iter().zip(&reports) {
         let statuses = mcp_statuses(report);
-        for (id, status) in checks {
+        for (id, status) in checks.iter() {
             assert_eq!(statuses.get(*id).map(String::as_str), Some(*status), "{file}: {id}: {report:#}");
         }
         assert_eq!(

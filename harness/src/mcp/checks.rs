@@ -126,6 +126,14 @@ pub const UNKNOWN_TOOL: Check = check(
     "server/tools §Error Handling (protocol errors: unknown tools, -32602)",
     "tools/call of a name no tool has is answered with error -32602, not a result",
 );
+/// An unknown tool is refused one way or the other, never answered as a success.
+pub const UNKNOWN_TOOL_REFUSED: Check = check(
+    "mcp-unknown-tool-refused",
+    Level::Must,
+    "server/tools §Error Handling (an unknown tool is an error: a protocol error, -32602)",
+    "tools/call of a name no tool has is refused, with a JSON-RPC error or an isError result, never answered with a \
+     successful result the model would take for the tool's output",
+);
 /// The server answers ping after every hostile input and is running at the end.
 pub const SURVIVES: Check = check(
     "mcp-survives",
@@ -393,7 +401,7 @@ pub const RESOURCE_NOT_FOUND: Check = check(
 );
 
 /// Every check of the profile, in report order.
-pub const ALL: [Check; 41] = [
+pub const ALL: [Check; 42] = [
     HANDSHAKE,
     VERSION_NEGOTIATION,
     TOOLS_LIST,
@@ -408,6 +416,7 @@ pub const ALL: [Check; 41] = [
     INVALID_REQUEST,
     METHOD_NOT_FOUND,
     UNKNOWN_TOOL,
+    UNKNOWN_TOOL_REFUSED,
     SURVIVES,
     ANSWERS_IN_TIME,
     CALL_PARAMS_INVALID,

@@ -391,6 +391,12 @@ impl Run {
         let exchange = self.request("tools/call", Some(json!({"name": name, "arguments": {}}))).await;
         let (passed, why) = answered_with(&exchange, -32602);
         self.found(checks::UNKNOWN_TOOL, passed, None, why, Some(&exchange));
+        // The SDKs' isError answer fails the check above but refuses; a plain result does neither.
+        if matches!(exchange.answer, Answer::Response(_) | Answer::Http { .. }) {
+            let refusal = refused(&exchange.answer);
+            let why = if refusal { "refused" } else { "answered with a successful result, as if the tool existed" };
+            self.found(checks::UNKNOWN_TOOL_REFUSED, refusal, None, why.to_owned(), Some(&exchange));
+        }
         self.still_answers("a call of an unknown tool", None).await;
     }
 

@@ -138,7 +138,7 @@ impl Run {
                 tool: None,
                 why,
                 request: None,
-                answer: (!stray.first.is_empty()).then(|| stray.first.join("\n")),
+                answer: (!stray.first.is_empty()).then(|| stray.first.join(" | ")),
             });
         }
         let judged = self.client.progress().problems().map(|problems| {

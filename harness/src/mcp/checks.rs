@@ -126,6 +126,14 @@ pub const UNKNOWN_TOOL: Check = check(
     "server/tools §Error Handling (protocol errors: unknown tools, -32602)",
     "tools/call of a name no tool has is answered with error -32602, not a result",
 );
+/// An unknown tool is refused one way or the other, never answered as a success.
+pub const UNKNOWN_TOOL_REFUSED: Check = check(
+    "mcp-unknown-tool-refused",
+    Level::Must,
+    "server/tools §Error Handling (an unknown tool is an error: a protocol error, -32602)",
+    "tools/call of a name no tool has is refused, with a JSON-RPC error or an isError result, never answered with a \
+     successful result the model would take for the tool's output",
+);
 /// The server answers ping after every hostile input and is running at the end.
 pub const SURVIVES: Check = check(
     "mcp-survives",
@@ -365,8 +373,35 @@ pub const TASKS: [Check; 7] = [
     TASKS_AUTH_BINDING,
 ];
 
+/// Nothing but MCP messages on a stdio server's stdout.
+pub const STDOUT_CLEAN: Check = check(
+    "mcp-stdout-clean",
+    Level::Must,
+    "transports §stdio (the server MUST NOT write anything to its stdout that is not a valid MCP message)",
+    "over stdio, every line the server writes to stdout during the run is a JSON-RPC 2.0 message (blank lines \
+     aside)",
+);
+/// Progress notifications name a token a request gave, their progress increasing.
+pub const PROGRESS_TOKEN: Check = check(
+    "mcp-progress-token",
+    Level::Must,
+    "utilities/progress §Progress Flow, §Behavior Requirements (progress notifications MUST only reference tokens \
+     provided in an active request; progress MUST increase)",
+    "every notifications/progress names a progressToken that a request of the run gave, and its progress \
+     increases with each notification of that token",
+);
+/// A resource that does not exist is an error.
+pub const RESOURCE_NOT_FOUND: Check = check(
+    "mcp-resource-not-found",
+    Level::Should,
+    "server/resources §Error Handling (servers SHOULD return standard JSON-RPC errors: resource not found); \
+     2026-07-28 SEP-2164 (-32602)",
+    "resources/read of a URI no server has is answered with a JSON-RPC error, not with contents (only when the \
+     server declares resources)",
+);
+
 /// Every check of the profile, in report order.
-pub const ALL: [Check; 38] = [
+pub const ALL: [Check; 42] = [
     HANDSHAKE,
     VERSION_NEGOTIATION,
     TOOLS_LIST,
@@ -381,6 +416,7 @@ pub const ALL: [Check; 38] = [
     INVALID_REQUEST,
     METHOD_NOT_FOUND,
     UNKNOWN_TOOL,
+    UNKNOWN_TOOL_REFUSED,
     SURVIVES,
     ANSWERS_IN_TIME,
     CALL_PARAMS_INVALID,
@@ -405,6 +441,9 @@ pub const ALL: [Check; 38] = [
     OUTPUT_CONFORMS,
     TEXT_MIRROR,
     ERROR_NO_LEAK,
+    STDOUT_CLEAN,
+    PROGRESS_TOKEN,
+    RESOURCE_NOT_FOUND,
 ];
 
 /// The checks of a run in `modern` (2026-07-28) or legacy (2025-11-25) mode, in report order: in 2026-07-28

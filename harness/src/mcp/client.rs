@@ -141,6 +141,11 @@ pub(crate) trait Transport: Send {
     async fn get(&mut self) -> Option<Result<u16, String>> {
         None
     }
+    /// Stdio: what the server wrote to stdout that is not an MCP message ([`super::stream::Stray`]); HTTP:
+    /// `None` (a body that is not a message is an answer there, judged with its request).
+    fn stray(&self) -> Option<super::stream::Stray> {
+        None
+    }
 }
 
 /// What sending one message did.
@@ -162,6 +167,8 @@ struct Pipes {
     stdin: Option<ChildStdin>,
     lines: mpsc::UnboundedReceiver<String>,
     stderr: Arc<Mutex<VecDeque<String>>>,
+    /// The lines read from stdout that were not MCP messages.
+    stray: super::stream::Stray,
 }
 
 /// A Streamable HTTP endpoint: the messages of the responses read so far, not yet claimed.
@@ -189,7 +196,13 @@ impl Transport for Pipes {
         loop {
             let line = tokio::time::timeout_at(until, self.lines.recv()).await.ok()??;
             // A lone surrogate escape (`"\ud83c"`) is JSON too (RFC 8259 §8.2); serde_json alone would drop it.
-            if let Some(message) = super::surrogate::parse(&line) {
+            // Every JSON value is passed on as before (an answer without `"jsonrpc"` still answers its
+            // request); what is not an MCP message is also noted for `mcp-stdout-clean`.
+            let message = super::surrogate::parse(&line);
+            if !message.as_ref().is_some_and(super::stream::is_message) {
+                self.stray.push(&line);
+            }
+            if let Some(message) = message {
                 return Some(message);
             }
         }
@@ -201,6 +214,10 @@ impl Transport for Pipes {
 
     fn alive(&mut self) -> bool {
         matches!(self.child.try_wait(), Ok(None))
+    }
+
+    fn stray(&self) -> Option<super::stream::Stray> {
+        Some(self.stray.clone())
     }
 
     fn stderr_tail(&self) -> Vec<String> {
@@ -267,6 +284,8 @@ pub struct Client {
     /// The longest a `tools/call` of this run took to be answered (not `initialize`, which waits for the
     /// process to start), so the wait for a call's answer after `ping` scales with the server's tools.
     slowest: Duration,
+    /// The progress notifications the server sent, and the tokens the requests gave it.
+    progress: super::stream::Progress,
 }
 
 impl Client {
@@ -313,7 +332,7 @@ impl Client {
                 }
             }
         });
-        let stdio = Pipes { child, stdin: Some(stdin), lines, stderr: tail };
+        let stdio = Pipes { child, stdin: Some(stdin), lines, stderr: tail, stray: super::stream::Stray::default() };
         Ok(Client::over(Box::new(stdio), timeout))
     }
 
@@ -328,7 +347,15 @@ impl Client {
     }
 
     fn over(transport: Box<dyn Transport>, timeout: Duration) -> Client {
-        Client { transport, unclaimed: Vec::new(), next_id: 1, timeout, modern: false, slowest: Duration::ZERO }
+        Client {
+            transport,
+            unclaimed: Vec::new(),
+            next_id: 1,
+            timeout,
+            modern: false,
+            slowest: Duration::ZERO,
+            progress: super::stream::Progress::default(),
+        }
     }
 
     /// Speaks 2026-07-28 from now on (or 2025-11-25 again).
@@ -395,6 +422,7 @@ impl Client {
     /// [`Client::exchange`] with the headers of `route` (HTTP).
     pub async fn exchange_routed(&mut self, line: String, id: &Value, route: &Route) -> Exchange {
         let started = Instant::now();
+        self.progress.sent(&line);
         let sent = self.transport.send(&line, route).await;
         let (answer, status) = match sent {
             Sent::Failed(why) => (Answer::Failed(why), None),
@@ -426,6 +454,7 @@ impl Client {
     /// [`Client::garbage`] with the headers of `route` (HTTP); the liveness request is [`Client::liveness`].
     pub async fn garbage_routed(&mut self, line: String, id: Option<Value>, route: &Route) -> (Exchange, Exchange) {
         self.unclaimed.clear();
+        self.progress.sent(&line);
         let sent = self.transport.send(&line, route).await;
         let status = match &sent {
             Sent::Posted { status, .. } => Some(*status),
@@ -433,7 +462,7 @@ impl Client {
         };
         if status.is_some() {
             // The POST's own answer is set aside, so the liveness request after it does not take it for its own.
-            while let Some(message) = self.transport.next(Instant::now()).await {
+            while let Some(message) = self.read(Instant::now()).await {
                 self.unclaimed.push(message);
             }
         }
@@ -454,7 +483,7 @@ impl Client {
                 None => NULL_ID_GRACE,
             };
             let until = Instant::now() + grace;
-            while let Some(message) = self.transport.next(until).await {
+            while let Some(message) = self.read(until).await {
                 let answered = answers(&message);
                 self.unclaimed.push(message);
                 if answered {
@@ -491,11 +520,28 @@ impl Client {
         self.transport.close(self.timeout).await;
     }
 
+    /// The next message from the server before `until`, a progress notification noted on the way.
+    async fn read(&mut self, until: Instant) -> Option<Value> {
+        let message = self.transport.next(until).await?;
+        self.progress.received(&message);
+        Some(message)
+    }
+
+    /// The progress notifications received so far, and the tokens sent.
+    pub fn progress(&self) -> &super::stream::Progress {
+        &self.progress
+    }
+
+    /// Stdio: what the server wrote to stdout that is not an MCP message; HTTP: `None`.
+    pub fn stray(&self) -> Option<super::stream::Stray> {
+        self.transport.stray()
+    }
+
     /// The response with `id`; over HTTP (`posted`), one that rode on the POST, else its status and body.
     async fn wait_for(&mut self, id: &Value, posted: Option<(u16, String)>) -> Answer {
         let until = Instant::now() + self.timeout;
         loop {
-            let Some(message) = self.transport.next(until).await else {
+            let Some(message) = self.read(until).await else {
                 return match posted {
                     Some((status, body)) => Answer::Http { status, body },
                     None if self.transport.ended() => Answer::Closed,

@@ -48,6 +48,7 @@ impl Run {
         self.modern_refusal = exchange.answer.error_code().is_some_and(revision::is_modern_error);
         let result = exchange.answer.result().cloned().unwrap_or(Value::Null);
         let version = result.get("protocolVersion").and_then(Value::as_str).map(str::to_owned);
+        self.capabilities = result.get("capabilities").cloned();
         let tools = result.get("capabilities").and_then(|capabilities| capabilities.get("tools"));
         let problem = match (&version, tools) {
             _ if exchange.answer.result().is_none() => Some("initialize got no result".to_owned()),

@@ -5,7 +5,9 @@
 //! Python frame counts only when its file is a file (`<stdin>` is the caller's own snippet, run by a code-running
 //! tool), and a file path only when it names something the caller did not ask for (a file tool's correct error
 //! names the file it could not read: `No such file or directory: '/srv/notes/x'` for the argument `x`, or the
-//! folder the user configured it with: `'/srv/notes'` for `--root /srv/notes` on its command line).
+//! folder the user configured it with: `'/srv/notes'` for `--root /srv/notes` on its command line). A URL with
+//! a password in it (`postgresql://app:pw@db/x`) counts unless the password is a placeholder (`user:password@`,
+//! `:****@`, `:<password>@`: a correct message may show the expected form) or the caller sent that URL.
 
 use regex::Regex;
 use serde_json::Value;
@@ -14,11 +16,14 @@ use std::sync::OnceLock;
 /// The name of the pattern whose matches a sent argument can explain.
 const FILE_PATH: &str = "a file path";
 
+/// The name of the pattern for a URL's embedded credentials, which a placeholder or a sent argument explains.
+const URL_PASSWORD: &str = "a password in a URL";
+
 /// Most string arguments of one call looked at (their number and nesting are the caller's, but bound anyway).
 const MAX_ARGUMENTS: usize = 64;
 
 /// The patterns, each with a name for the report.
-const PATTERNS: [(&str, &str); 12] = [
+const PATTERNS: [(&str, &str); 13] = [
     // A traceback and a frame count only with a file that is one: `File "<stdin>"` and `File "<string>"` are
     // the caller's own code, run by a code-running tool, and disclose nothing of the server.
     // In a JSON-RPC error the text is JSON: its newlines are `\n` and its quotes `\"`.
@@ -39,6 +44,7 @@ const PATTERNS: [(&str, &str); 12] = [
         r"\b(?:AKIA[0-9A-Z]{16}|sk_live_[0-9A-Za-z]{8,}|sk-[A-Za-z0-9_-]{20,}|gh[pousr]_[A-Za-z0-9]{30,}|xox[abprs]-[A-Za-z0-9-]{10,})",
     ),
     ("a JWT", r"\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\."),
+    (URL_PASSWORD, r#"\b[A-Za-z][A-Za-z0-9+.-]*://[^\s/:@"'\\]+:[^\s/@"'\\]+@[^\s/"'\\]+"#),
     ("a password or key assignment", r#"(?i)\b(?:password|passwd|secret|api[_-]?key)\s*[=:]\s*["']?[^\s"',}]{6,}"#),
 ];
 
@@ -57,7 +63,11 @@ fn compiled() -> &'static [(&'static str, Regex)] {
 pub fn leaks(text: &str, sent: &[String]) -> Vec<String> {
     let mut found: Vec<String> = Vec::new();
     for (name, regex) in compiled() {
-        let explained = |path: &str| *name == FILE_PATH && sent.iter().any(|argument| names(path, argument));
+        let explained = |hit: &str| match *name {
+            FILE_PATH => sent.iter().any(|argument| names(hit, argument)),
+            URL_PASSWORD => placeholder(hit) || sent.iter().any(|argument| argument.contains(hit)),
+            _ => false,
+        };
         if let Some(hit) = regex.find_iter(text).find(|hit| !explained(hit.as_str())) {
             let shown: String = hit.as_str().chars().take(80).collect();
             let entry = format!("{name}: {shown:?}");
@@ -67,6 +77,19 @@ pub fn leaks(text: &str, sent: &[String]) -> Vec<String> {
         }
     }
     found
+}
+
+/// Whether the password of a `scheme://user:password@host` match is a placeholder, not a password: a word
+/// such as `password`, a mask (`****`, `xxxx`), or a template (`<password>`, `${DB_PASSWORD}`, `{pw}`, `%s`).
+fn placeholder(url: &str) -> bool {
+    let credentials = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let Some((_, password)) = credentials.rsplit_once('@').and_then(|(userinfo, _)| userinfo.split_once(':')) else {
+        return true;
+    };
+    let words = ["password", "passwd", "pass", "pwd", "pw", "secret"];
+    words.contains(&password.to_ascii_lowercase().as_str())
+        || password.chars().all(|c| matches!(c, '*' | 'x' | 'X' | '.' | '•'))
+        || password.starts_with(['<', '{', '$', '%', '['])
 }
 
 /// Whether `path` is the file `argument` asks for: the path ends with the argument as its last component(s),
@@ -172,6 +195,26 @@ mod tests {
         let found = leaks(&escaped, &[]);
         assert!(found.iter().any(|entry| entry.starts_with("a Python traceback")), "{found:?}");
         assert!(found.iter().any(|entry| entry.starts_with("a Python stack frame")), "{found:?}");
+    }
+
+    #[test]
+    fn a_database_url_with_its_password_leaks_and_a_placeholder_or_the_callers_own_url_does_not() {
+        let text = "could not connect to postgresql://inventory:Tr0ub4dor-3@db.internal:5432/warehouse: timeout";
+        let found = leaks(text, &[]);
+        assert!(found.iter().any(|entry| entry.starts_with("a password in a URL")), "{found:?}");
+        let escaped = Value::String(text.to_owned()).to_string();
+        assert!(leaks(&escaped, &[]).iter().any(|entry| entry.starts_with("a password in a URL")));
+        for correct in [
+            "dsn must look like postgresql://user:password@host:5432/db",
+            "cannot reach postgresql://app:****@db.internal/x",
+            "set DATABASE_URL=postgres://app:${DB_PASSWORD}@db/x",
+            "ssh://git@github.com:22 refused the key",
+            "http://[::1]:8080/ did not answer",
+        ] {
+            assert_eq!(leaks(correct, &[]), Vec::<String>::new(), "{correct}");
+        }
+        let dsn = "mysql://me:hunter22@localhost/shop".to_owned();
+        assert_eq!(leaks(&format!("cannot connect to {dsn}"), &[dsn]), Vec::<String>::new(), "the caller's own URL");
     }
 
     #[test]

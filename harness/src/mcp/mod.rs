@@ -18,6 +18,8 @@
 //! | [`revision`] | 2025-11-25 or 2026-07-28: `--mcp-revision`, the modern `_meta` and headers, era detection |
 //! | [`modern`] | the profile's 2026-07-28 checks: discovery, `_meta`, `resultType`, cache fields, HTTP headers |
 //! | [`tasks`] | the 2026-07-28 Tasks extension's checks: `CreateTaskResult`, `tasks/get` polling, `tasks/cancel` |
+//! | [`stream`] | what a server sends beside its answers: stray lines on stdout, progress notifications |
+//! | `resources` | `resources/read` of a resource that does not exist: an error, not a result |
 //! | [`report`] | statuses per check, failures with the request that shows them, human and JSON |
 //! | [`remote`] | `callproof conform --mcp-http` / `--mcp-url`: the conformance app over Streamable HTTP |
 //! | [`token`] | the HS256 bearer JWT per call that carries the caller's identity over HTTP |
@@ -43,7 +45,9 @@ mod output;
 pub mod profile;
 pub mod remote;
 pub mod report;
+mod resources;
 pub mod revision;
+pub mod stream;
 pub mod subject;
 mod surrogate;
 pub mod task_calls;

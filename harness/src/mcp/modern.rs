@@ -131,6 +131,7 @@ impl Run {
             return Discovered::Failed;
         }
         let capabilities = result.and_then(|result| result.get("capabilities"));
+        self.capabilities = capabilities.cloned();
         self.tasks.declared = capabilities.is_some_and(revision::declares_tasks);
         Discovered::Modern(result.and_then(|result| result.get("_meta")?.get(revision::META_SERVER_INFO)).cloned())
     }

@@ -127,6 +127,7 @@ pub async fn run_with(options: &Options, second: Option<&Bearer>) -> Result<Repo
         meta: options.meta.clone(),
         tasks: super::tasks::Tasks::new(&options.server, options.timeout, second),
         configured: if http { Vec::new() } else { leak::command_paths(options.server.name()) },
+        capabilities: None,
     };
     let (protocol_version, server_info) = run.era(options.revision).await;
     let modern = run.client.modern();
@@ -142,7 +143,11 @@ pub async fn run_with(options: &Options, second: Option<&Bearer>) -> Result<Repo
         if modern {
             run.tasks_checks().await;
         }
+        // Last, so the requests before it keep their ids (the reports quoted in the docs show them).
+        let capabilities = run.capabilities.clone();
+        run.resource_not_found(capabilities.as_ref()).await;
     }
+    run.stream_checks();
     let alive = run.client.alive();
     let why = match (alive, &options.server) {
         (true, Server::Command(_)) => "the server is still running at the end",
@@ -172,6 +177,7 @@ pub async fn run_with(options: &Options, second: Option<&Bearer>) -> Result<Repo
     report.revision = if modern { revision::MODERN } else { revision::LEGACY };
     http.not_judged.iter().for_each(|(check, why)| report.not_judged(check, why));
     run.tasks.explain(&mut report);
+    super::stream::explain(&mut report, matches!(options.server, Server::Url(_)));
     if let Some(bearer) = &options.bearer {
         report.redact(|text| bearer.redact(text));
     }
@@ -204,6 +210,8 @@ pub(super) struct Run {
     pub(super) tasks: super::tasks::Tasks,
     /// The paths on the server's command line: the user's configuration, which an error may name.
     configured: Vec<String>,
+    /// The capabilities the server declared (`initialize` or `server/discover`).
+    pub(super) capabilities: Option<Value>,
 }
 
 impl Run {
@@ -383,6 +391,12 @@ impl Run {
         let exchange = self.request("tools/call", Some(json!({"name": name, "arguments": {}}))).await;
         let (passed, why) = answered_with(&exchange, -32602);
         self.found(checks::UNKNOWN_TOOL, passed, None, why, Some(&exchange));
+        // The SDKs' isError answer fails the check above but refuses; a plain result does neither.
+        if matches!(exchange.answer, Answer::Response(_) | Answer::Http { .. }) {
+            let refusal = refused(&exchange.answer);
+            let why = if refusal { "refused" } else { "answered with a successful result, as if the tool existed" };
+            self.found(checks::UNKNOWN_TOOL_REFUSED, refusal, None, why.to_owned(), Some(&exchange));
+        }
         self.still_answers("a call of an unknown tool", None).await;
     }
 

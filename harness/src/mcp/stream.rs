@@ -1,0 +1,233 @@
+//! What a server sends beside its answers: lines on stdout that are not MCP messages (`mcp-stdout-clean`) and
+//! progress notifications (`mcp-progress-token`).
+//!
+//! Rule enforced here: over stdio a server writes nothing to stdout but MCP messages (transports §stdio: it
+//! MUST NOT write anything that is not a valid MCP message), and a progress notification names only a token
+//! that a request of the client gave, with a progress that increases per token (utilities/progress: MUST).
+//! A blank line is not held against a server: it breaks no framing. A check with nothing to judge (HTTP, no
+//! progress notification) says why instead of passing.
+
+use super::checks;
+use super::profile::Run;
+use super::report::{self, Finding, Report};
+use serde_json::Value;
+
+/// How many stray lines, and how much of each, a finding keeps as evidence.
+const KEPT_LINES: usize = 3;
+const KEPT_CHARS: usize = 300;
+
+/// How many bad progress notifications are reported (the last one says how many more there were).
+const KEPT_PROBLEMS: usize = 10;
+
+/// How many progress notifications are kept (a server that floods them is judged on the first ones).
+const KEPT_NOTIFICATIONS: usize = 1000;
+
+/// Whether `value` is a JSON-RPC 2.0 message: an object with `"jsonrpc": "2.0"`.
+pub fn is_message(value: &Value) -> bool {
+    value.get("jsonrpc").and_then(Value::as_str) == Some("2.0")
+}
+
+/// The lines a stdio server wrote to stdout that are not MCP messages: how many, and the first few.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Stray {
+    /// How many there were.
+    pub count: usize,
+    /// The first [`KEPT_LINES`] of them, each cut.
+    pub first: Vec<String>,
+}
+
+impl Stray {
+    /// Notes `line`, unless it is blank.
+    pub fn push(&mut self, line: &str) {
+        if line.trim().is_empty() {
+            return;
+        }
+        self.count += 1;
+        if self.first.len() < KEPT_LINES {
+            self.first.push(report::cut(line, KEPT_CHARS));
+        }
+    }
+
+    /// What is wrong, when anything is.
+    pub fn problem(&self) -> Option<String> {
+        let plural = if self.count == 1 { "line" } else { "lines" };
+        (self.count > 0).then(|| {
+            format!(
+                "the server wrote {} {plural} to stdout that are not MCP messages, the first: {:?}",
+                self.count, self.first[0]
+            )
+        })
+    }
+}
+
+/// The progress notifications a server sent, and the progress tokens the client's requests gave it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Progress {
+    tokens: Vec<Value>,
+    notifications: Vec<Value>,
+}
+
+impl Progress {
+    /// Notes the `_meta.progressToken` of a request line the client sends, when it has one.
+    pub fn sent(&mut self, line: &str) {
+        if !line.contains("progressToken") {
+            return;
+        }
+        let token = serde_json::from_str::<Value>(line)
+            .ok()
+            .and_then(|message| message.pointer("/params/_meta/progressToken").cloned());
+        self.tokens.extend(token);
+    }
+
+    /// Notes `message` when it is a progress notification.
+    pub fn received(&mut self, message: &Value) {
+        let progress = message.get("method").and_then(Value::as_str) == Some("notifications/progress");
+        if progress && message.get("id").is_none() && self.notifications.len() < KEPT_NOTIFICATIONS {
+            self.notifications.push(message.clone());
+        }
+    }
+
+    /// Each progress notification judged: `None` when there was none, else one problem per bad notification
+    /// (none when all were right), each with the notification.
+    pub fn problems(&self) -> Option<Vec<(String, &Value)>> {
+        if self.notifications.is_empty() {
+            return None;
+        }
+        let mut last: Vec<(&Value, f64)> = Vec::new();
+        let mut problems = Vec::new();
+        for notification in &self.notifications {
+            let params = notification.get("params");
+            let token = params.and_then(|params| params.get("progressToken"));
+            let progress = params.and_then(|params| params.get("progress")).and_then(Value::as_f64);
+            let problem = match (token, progress) {
+                (None, _) => Some("a notifications/progress without a progressToken".to_owned()),
+                (Some(token), _) if !self.tokens.contains(token) => {
+                    Some(format!("a notifications/progress for progressToken {token}, which no request gave"))
+                }
+                (Some(_), None) => Some("a notifications/progress whose progress is not a number".to_owned()),
+                (Some(token), Some(progress)) => match last.iter_mut().find(|(seen, _)| *seen == token) {
+                    Some((_, before)) if progress <= *before => {
+                        Some(format!("progress for progressToken {token} went from {before} to {progress}, not up"))
+                    }
+                    Some((_, before)) => {
+                        *before = progress;
+                        None
+                    }
+                    None => {
+                        last.push((token, progress));
+                        None
+                    }
+                },
+            };
+            problems.extend(problem.map(|problem| (problem, notification)));
+        }
+        Some(problems)
+    }
+}
+
+impl Run {
+    /// Judges what the server sent beside its answers during the run.
+    pub(super) fn stream_checks(&mut self) {
+        if let Some(stray) = self.client.stray() {
+            let problem = stray.problem();
+            let why = problem.clone().unwrap_or_else(|| "nothing but MCP messages on stdout".to_owned());
+            self.findings.push(Finding {
+                check: checks::STDOUT_CLEAN.id,
+                passed: problem.is_none(),
+                inconclusive: false,
+                tool: None,
+                why,
+                request: None,
+                answer: (!stray.first.is_empty()).then(|| stray.first.join(" | ")),
+            });
+        }
+        let judged = self.client.progress().problems().map(|problems| {
+            problems.into_iter().map(|(why, notification)| (why, notification.to_string())).collect::<Vec<_>>()
+        });
+        match judged {
+            None => {}
+            Some(problems) if problems.is_empty() => {
+                let why = "every progress notification names a token a request gave, its progress increasing";
+                self.found(checks::PROGRESS_TOKEN, true, None, why.to_owned(), None);
+            }
+            Some(problems) => {
+                let more = problems.len().saturating_sub(KEPT_PROBLEMS);
+                for (index, (mut why, notification)) in problems.into_iter().take(KEPT_PROBLEMS).enumerate() {
+                    if more > 0 && index + 1 == KEPT_PROBLEMS {
+                        why = format!("{why} (and {more} more notifications like these)");
+                    }
+                    self.findings.push(Finding {
+                        check: checks::PROGRESS_TOKEN.id,
+                        passed: false,
+                        inconclusive: false,
+                        tool: None,
+                        why,
+                        request: None,
+                        answer: Some(notification),
+                    });
+                }
+            }
+        }
+    }
+}
+
+/// Says why the stream checks judged nothing, where they did not.
+pub(super) fn explain(report: &mut Report, http: bool) {
+    if http {
+        report.not_judged(checks::STDOUT_CLEAN.id, "a stdio check: over HTTP every body is judged with its request");
+    }
+    let why = "the server sent no progress notification (the profile's requests carry no progressToken unless --meta \
+               gives one)";
+    report.not_judged(checks::PROGRESS_TOKEN.id, why);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_debug_print_on_stdout_is_stray_and_blank_lines_and_messages_are_not_counted() {
+        let mut stray = Stray::default();
+        assert_eq!(stray.problem(), None);
+        stray.push("   ");
+        assert_eq!(stray.problem(), None);
+        stray.push("DEBUG call_tool get_item {'sku': 'SKU-0001'}");
+        stray.push("{\"level\":\"info\"}");
+        let problem = stray.problem().expect("two stray lines");
+        assert!(problem.contains("2 lines") && problem.contains("DEBUG call_tool"), "{problem}");
+        assert!(is_message(&json!({"jsonrpc": "2.0", "id": 1, "result": {}})));
+        assert!(!is_message(&json!({"level": "info"})) && !is_message(&json!([1])));
+    }
+
+    #[test]
+    fn progress_for_a_token_no_request_gave_fails_and_a_given_increasing_token_passes() {
+        let note = |token: Value, progress: f64| json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": token, "progress": progress}});
+        let mut given = Progress::default();
+        assert_eq!(given.problems(), None, "nothing to judge without notifications");
+        given.sent(r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"t","_meta":{"progressToken":"p1"},"arguments":{}}}"#);
+        given.received(&note(json!("p1"), 0.5));
+        given.received(&note(json!("p1"), 1.0));
+        given.received(&json!({"jsonrpc": "2.0", "id": 4, "result": {}}));
+        assert_eq!(given.problems().map(|problems| problems.len()), Some(0));
+
+        let mut invented = Progress::default();
+        invented.sent(r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"t","arguments":{}}}"#);
+        invented.received(&note(json!(2), 0.5));
+        let problems = invented.problems().expect("judged");
+        assert_eq!(problems.len(), 1);
+        assert!(problems[0].0.contains("progressToken 2, which no request gave"), "{}", problems[0].0);
+    }
+
+    #[test]
+    fn progress_that_does_not_increase_for_its_token_fails() {
+        let mut progress = Progress::default();
+        progress.sent(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"progressToken":7}}}"#);
+        for value in [0.5, 0.5] {
+            progress.received(&json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": 7, "progress": value}}));
+        }
+        let problems = progress.problems().expect("judged");
+        assert_eq!(problems.len(), 1);
+        assert!(problems[0].0.contains("went from 0.5 to 0.5, not up"), "{}", problems[0].0);
+    }
+}

@@ -350,6 +350,14 @@ pub const ALL: &[Mutant] = &[
         trips: &["meta-echoes-call"],
         process: over(&["idempotency/duplicate_refund_after_lost_response"]),
     },
+    Mutant {
+        name: "identity-on-writes-only",
+        bug: "X-Tenant-Id and X-Subject-Id go only on requests with an Idempotency-Key: lookups and reads are \
+              anonymous to the downstream",
+        variant: Variant { downstream: |downstream| Arc::new(ports::IdentityOnKeyedRequestsOnly(downstream)), ..R },
+        trips: &["identity-propagated"],
+        process: over(&["idempotency/duplicate_while_in_progress"]),
+    },
 ];
 
 /// The mutant with this name.

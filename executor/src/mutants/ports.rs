@@ -104,6 +104,20 @@ impl Downstream for StripHeader {
     }
 }
 
+/// Sends the caller's identity headers only on requests that carry an Idempotency-Key (side effects and status
+/// queries): ownership lookups and reads reach the downstream without X-Tenant-Id and X-Subject-Id.
+pub struct IdentityOnKeyedRequestsOnly(pub Arc<dyn Downstream>);
+
+#[async_trait]
+impl Downstream for IdentityOnKeyedRequestsOnly {
+    async fn send(&self, mut request: HttpRequest, timeout: Duration) -> Result<HttpResponse, SendError> {
+        if !request.headers.iter().any(|(name, _)| name == "idempotency-key") {
+            request.headers.retain(|(name, _)| name != "x-tenant-id" && name != "x-subject-id");
+        }
+        self.0.send(request, timeout).await
+    }
+}
+
 /// Sends status queries without the Idempotency-Key header (the key only in the query string).
 pub struct StatusQueryWithoutKeyHeader(pub Arc<dyn Downstream>);
 

@@ -72,6 +72,7 @@ registry! {
     identity_stays_home::IDENTITY_STAYS_HOME,
     resource_refusal_uniform::RESOURCE_REFUSAL_UNIFORM,
     meta_echoes_call::META_ECHOES_CALL,
+    identity_propagated::IDENTITY_PROPAGATED,
 }
 
 /// How binding a check is.

@@ -3,11 +3,15 @@
 //!
 //! Rule enforced here: judged on successful answers of task polls and cancels (catalog `task: poll | cancel`)
 //! that name a job the downstream started, against the downstream's own record of that job (its final status
-//! and when it reached it). `working` is always true enough (a poll may lag); `completed` before the job ended,
-//! or `cancelled` for a job that completed anyway (cooperative cancellation lost the race), fails.
+//! and when it reached it). `working` is true enough (a poll may lag), unless the poll itself read the job after
+//! it ended: a poll whose own `GET /exports/{task_id}` arrived [`READ_MARGIN_MS`] or more after the job's end saw
+//! the final status and answering `working` then is a stale answer (a kept non-final answer, a cache), not lag.
+//! `completed` before the job ended, or `cancelled` for a job that completed anyway (cooperative cancellation
+//! lost the race), fails.
 
 use super::task_final_stable::task_answers;
 use super::{Check, CheckId, Context, Judgement, Level, Outcome};
+use crate::transcript::{CallRecord, Exchange};
 use callproof_executor::task::{FINAL_STATUSES, TaskRole};
 
 /// This check's id, as docs, mutant tables, baselines and reports spell it.
@@ -29,6 +33,18 @@ fn run(context: &Context<'_>) -> Outcome {
         };
         judgement.judged();
         if !FINAL_STATUSES.contains(&status) {
+            if let Some(read) = read_after_the_end(context, call, task_id, truth.ended_ms)
+                && context.tool(&call.tool).and_then(|tool| tool.task) == Some(TaskRole::Poll)
+            {
+                judgement.fail(
+                    format!(
+                        "call {} answered task `{task_id}` {status}, but its own read of the job (request #{}) \
+                         came at {} ms, after the job ended {} at {} ms",
+                        call.call_id, read.record.index, read.record.at_ms, truth.final_status, truth.ended_ms
+                    ),
+                    context.evidence(call),
+                );
+            }
             continue;
         }
         let problem = if status != truth.final_status {
@@ -48,6 +64,25 @@ fn run(context: &Context<'_>) -> Outcome {
     judgement.outcome()
 }
 
+/// How long after a job's end a read of it must arrive to count as having seen the end: the downstream reads
+/// the job's state a moment after it logs the request's arrival.
+const READ_MARGIN_MS: u64 = 50;
+
+/// The first of `call`'s own reads of job `task_id` (`GET /exports/{task_id}`) that arrived after the job ended.
+fn read_after_the_end<'t>(
+    context: &'t Context<'_>,
+    call: &CallRecord,
+    task_id: &str,
+    ended_ms: u64,
+) -> Option<&'t Exchange> {
+    let path = format!("/exports/{task_id}");
+    context.transcript.exchanges_of_call(call.index).find(|exchange| {
+        exchange.record.method == "GET"
+            && exchange.record.path == path
+            && exchange.record.at_ms >= ended_ms.saturating_add(READ_MARGIN_MS)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::testing::history;
@@ -63,6 +98,27 @@ mod tests {
         history(&format!("submit task_status -> ok result={WORKING}; submit task_status -> ok result={DONE}"))
             .with_task("exp_1", "completed", 0, 100)
             .passes(&CHECK);
+    }
+
+    #[test]
+    fn working_from_a_poll_that_read_the_job_after_it_ended_fails() {
+        // The second poll is sent at 100 ms; its read arrives at 101 ms, the job ended at 40 ms.
+        history(&format!(
+            "submit task_status -> ok result={WORKING}; submit task_status -> ok result={WORKING}; \
+             request GET /exports/exp_1 -> 200"
+        ))
+        .with_task("exp_1", "completed", 0, 40)
+        .fails(&CHECK, "answered task `exp_1` working, but its own read of the job (request #0) came at 101 ms");
+    }
+
+    #[test]
+    fn working_from_a_poll_whose_read_came_before_the_end_or_that_did_not_read_passes() {
+        history(&format!(
+            "submit task_status -> ok result={WORKING}; request GET /exports/exp_1 -> 200; \
+             submit task_status -> ok result={WORKING}"
+        ))
+        .with_task("exp_1", "completed", 0, 60)
+        .passes(&CHECK);
     }
 
     #[test]

@@ -26,7 +26,8 @@
 //! `cid=ID|none` (`call_id`) and `att=N|none` (`attempt`) for the envelope's meta, and `built` when the harness
 //! wrote that meta (as for a JSON-RPC error; `-32700` implies it). Requests answer
 //! `committed`, `deduplicated`, `abandoned`, a status or `dropped`, with `key=`, `fault=`, `deadline=`, `rid=`,
-//! `reply=`, `effect=`, `owner=`, `tenant=`, `after=MS` (arrival after the call was sent, default 1),
+//! `reply=`, `effect=`, `owner=`, `tenant=`, `xtenant=ID|none` and `xsubject=ID|none` (the identity headers; default:
+//! the caller of the request's call, or of the latest call), `after=MS` (arrival after the call was sent, default 1),
 //! `answered=MS` (when the answer left, after the call was sent; default: on arrival, none when dropped), `call=N`,
 //! `op` or `stray`. A fault is its kind and its parameters, comma
 //! separated: `fault=commit_then_drop`, `fault=rate_limit,retry_after=2`. A foreign request carries nothing
@@ -94,6 +95,15 @@ pub(crate) fn history(script: &str) -> History {
 /// `name=value` words.
 fn attribute<'w>(words: &[&'w str], name: &str) -> Option<&'w str> {
     words.iter().find_map(|word| word.strip_prefix(name)?.strip_prefix('='))
+}
+
+/// An identity header of a request: `NAME=none` leaves it out, `NAME=VALUE` sends VALUE, else `default`.
+fn header(words: &[&str], name: &str, default: Option<String>) -> Option<String> {
+    match attribute(words, name) {
+        Some("none") => None,
+        Some(value) => Some(value.to_owned()),
+        None => default,
+    }
 }
 
 /// The caller: (tenant, subject, roles).
@@ -262,8 +272,8 @@ impl History {
                 None => owner.map(|call| call.budget_ms.to_string()),
             },
             request_id,
-            tenant_id: owner.map(|call| call.tenant_id.clone()),
-            subject_id: owner.map(|call| call.subject_id.clone()),
+            tenant_id: header(outcome, "xtenant", owner.or(self.calls.last()).map(|call| call.tenant_id.clone())),
+            subject_id: header(outcome, "xsubject", owner.or(self.calls.last()).map(|call| call.subject_id.clone())),
             side_effect,
             status_query: *method == "GET" && query.contains("idempotency_key="),
             fault: attribute(outcome, "fault")

@@ -1,0 +1,61 @@
+#!/usr/bin/env python3
+"""Bug: the retry budget is checked with `>` instead of `>=`, so one business request executes six times.
+
+Where it ships: "at most 5 executions" written as `if attempts > MAX_ATTEMPTS: refuse`, where `attempts` already
+counts the executions started. docs/conformance-app.md: "at most 5 executions of one business request
+(`retry_budget_exhausted` on the sixth attempt)"; docs/errors.md retry_budget_exhausted: "as many times as the
+executor allows (default 5 executions)".
+
+Expected check: expectations, in a scenario that retries a failing operation past the budget and pins the
+sixth answer (and the number of requests that reached the downstream).
+"""
+
+from correct import cp, serve
+
+
+def claim(self, key, fingerprint, tool, arguments, ctx, meta):
+    """The held (key, version) to execute under, or an envelope to answer now."""
+    deadline_ms = cp.now_ms() + ctx.remaining_ms()
+    lease = deadline_ms + cp.LEASE_MARGIN_MS
+    for _ in range(cp.CLAIM_ROUNDS):
+        with self.lock:
+            record = self.records.get(key)
+            if record is None:
+                self.records[key] = cp.Record(fingerprint, lease, deadline_ms)
+                return (key, ("IN_PROGRESS", 1))
+            snapshot = (record.fingerprint, record.state, record.epoch, record.attempts, record.lease,
+                        record.deadline, record.outcome)
+        stored_fingerprint, state, epoch, attempts, record_lease, record_deadline, outcome = snapshot
+        if stored_fingerprint != fingerprint:
+            return cp.fail(cp.Refusal("idempotency_conflict",
+                                "this business request was already made with different arguments",
+                                reason="arguments_changed"), meta)
+        now = cp.now_ms()
+        if state == "IN_PROGRESS" and record_lease > now:
+            return cp.fail(cp.in_progress(record_lease - now), meta)
+        if state == "IN_PROGRESS":
+            self.compare_and_set(key, (state, epoch), "UNKNOWN", outcome)
+        elif state in ("SUCCEEDED", "FAILED_FINAL"):
+            return cp.replay(outcome, meta)
+        # BUG: `>` where the budget is "at most MAX_ATTEMPTS executions": a sixth one starts.
+        elif state == "FAILED_RETRYABLE" and attempts > cp.MAX_ATTEMPTS:
+            envelope = cp.fail(cp.Refusal("retry_budget_exhausted",
+                                    "this business request failed too often; retries stop here",
+                                    attempts=attempts), meta)
+            if self.compare_and_set(key, (state, epoch), "FAILED_FINAL", envelope):
+                return envelope
+        elif state == "FAILED_RETRYABLE":
+            if self.compare_and_set(key, (state, epoch), "IN_PROGRESS", None, epoch=epoch + 1,
+                                    attempts=attempts + 1, lease=lease, deadline=deadline_ms):
+                return (key, ("IN_PROGRESS", epoch + 1))
+        else:  # UNKNOWN: find the truth before anything is sent again
+            answer = self.reconcile(key, (state, epoch), record_deadline, outcome, tool, arguments, ctx, meta)
+            if answer is not None:
+                return answer
+    return cp.fail(cp.in_progress(0), meta)
+
+
+cp.Executor.claim = claim
+
+if __name__ == "__main__":
+    serve(__file__)

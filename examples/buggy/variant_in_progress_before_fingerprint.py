@@ -11,7 +11,8 @@ Permitted by docs/protocol.md step 3: "the same business request with other argu
 `idempotency_conflict`; a duplicate while the first runs is `operation_in_progress`": the order of the two
 when a changed call meets a running one is not given. Nothing is sent either way.
 
-Expected: a judgement-call probe; conflict-on-changed-arguments may pin the conflict while the first runs.
+Expected: passes every check under --profile all (measured 2026-12-03: the suite sends its changed calls after
+the first settled, and conflict-on-changed-arguments accepts a refusal that sends nothing).
 """
 
 from correct import cp, serve

@@ -9,8 +9,8 @@ Where it ships: any executor; a comparison loop's order is an implementation det
 Permitted by docs/errors.md (approval_required): "`approval_mismatch` with `mismatch` naming the field:
 `subject_id`, `tenant_id`, `tool`, `arguments_hash` or `risk`": a list of names, no order among them.
 
-Expected: passes every check under --profile all, unless a scenario whose approval differs in several fields pins
-one of them.
+Expected: passes every check under --profile all (measured 2026-12-03: every scenario's approval differs in one
+field).
 """
 
 from correct import cp, serve

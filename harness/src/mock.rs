@@ -5,6 +5,9 @@
 //! the request was recorded), and a responder that serves the world's answer with its delay. wiremock decides
 //! one request at a time under its own lock, so the hand-over between the two cannot interleave. A second
 //! server is the world's foreign origin: it records what arrives (a followed redirect) and serves nothing.
+//! The world sees a request's path normalized as RFC 3986 §6.2.2.2 says (a percent-encoded unreserved
+//! character is that character: `ord%5F1` is `ord_1`), so an executor whose encoder escapes more than it must
+//! reaches the same resource.
 
 use crate::world::{Incoming, Reply, World};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -90,7 +93,7 @@ impl Match for Decide {
 fn incoming(request: &Request) -> Incoming {
     Incoming {
         method: request.method.as_str().to_owned(),
-        path: request.url.path().to_owned(),
+        path: normalized_path(request.url.path()),
         query: request.url.query_pairs().map(|(key, value)| (key.into_owned(), value.into_owned())).collect(),
         headers: request
             .headers
@@ -99,6 +102,30 @@ fn incoming(request: &Request) -> Incoming {
             .collect(),
         body: request.body.clone(),
     }
+}
+
+/// `path` with every percent-encoded unreserved character (`A-Z a-z 0-9 - . _ ~`) decoded, as RFC 3986 §6.2.2.2
+/// normalizes it; every other escape (`%2F`, `%20`, a multibyte character) stays as it came.
+fn normalized_path(path: &str) -> String {
+    let bytes = path.as_bytes();
+    let mut normalized = String::with_capacity(path.len());
+    let mut index = 0;
+    while index < bytes.len() {
+        let escaped = (bytes[index] == b'%')
+            .then(|| path.get(index + 1..index + 3))
+            .flatten()
+            .and_then(|hex| u8::from_str_radix(hex, 16).ok())
+            .filter(|byte| byte.is_ascii_alphanumeric() || b"-._~".contains(byte));
+        if let Some(byte) = escaped {
+            normalized.push(char::from(byte));
+            index += 3;
+        } else {
+            let next = path[index..].chars().next().unwrap_or_default();
+            normalized.push(next);
+            index += next.len_utf8();
+        }
+    }
+    normalized
 }
 
 /// The foreign origin's one mock: every request is recorded and answered by the world.
@@ -142,6 +169,28 @@ impl Respond for Answer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn request_to(url: &str) -> Request {
+        let url = wiremock::http::Url::parse(url).expect("a test URL");
+        Request { url, method: wiremock::http::Method::GET, headers: wiremock::http::HeaderMap::new(), body: vec![] }
+    }
+
+    #[test]
+    fn a_percent_encoded_unreserved_character_in_the_path_reaches_the_world_as_itself() {
+        // examples/buggy/variant_encodes_unreserved.py sends `GET /orders/ord%5F123`: the same URI as
+        // `/orders/ord_123` (RFC 3986 §2.3), which the world answered 404 before the path was normalized.
+        assert_eq!(incoming(&request_to("http://127.0.0.1:1/orders/ord%5F123")).path, "/orders/ord_123");
+        assert_eq!(
+            incoming(&request_to("http://127.0.0.1:1/preferences/a%5fb%2Dc%2E%7E")).path,
+            "/preferences/a_b-c.~"
+        );
+    }
+
+    #[test]
+    fn other_escapes_in_the_path_stay_as_they_came() {
+        let path = incoming(&request_to("http://127.0.0.1:1/orders/a%2Fb%20c%C3%A9%25%5")).path;
+        assert_eq!(path, "/orders/a%2Fb%20c%C3%A9%25%5");
+    }
     use crate::world::{Behaviour, Fixtures};
     use std::task::Poll;
     use std::time::Duration;

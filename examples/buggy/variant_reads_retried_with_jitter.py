@@ -14,21 +14,16 @@ call's one deadline.
 
 Expected: passes every check under --profile all, unless a scenario pins the first failure of a read.
 
-Measured 2026-12-03: fails `redirect/read_redirect_is_retryable` (`expectations`, step 1 answered ok after the
-retried read). The docs said nothing about repeating a request within a call; they now say a call sends its
-tool's request once, reads included (docs/protocol.md, after the downstream answer table): this variant is wrong
-by the docs, kept as a probe of the wording.
+Measured 2026-12-03: failed `redirect/read_redirect_is_retryable` (`expectations`, step 1 answered ok after the
+retried read), the one scenario whose read fault fired once. docs/protocol.md now says a call may read again after
+an answer that brought nothing to read, and the scenarios that fault a read fault every read of the step
+(`times = 3`): the variant passes them.
 """
 
-import os
 import random
-import sys
 import time
 
-# A probe, kept out of examples/buggy (and its manifest): correct.py is one folder up.
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir))
-
-from correct import cp, serve  # noqa: E402
+from correct import cp, serve
 
 ORIGINAL_CALL_TOOL = cp.Executor.call_tool
 MIN_LEFT_MS = 300

@@ -547,6 +547,7 @@ fn steps(moves: &[Move]) -> Vec<Step> {
                 Step::Burst {
                     call: CallSpec { arguments: Some(call.arguments(Mangle::None)), faults, ..spec },
                     count: *count,
+                    stagger_ms: 0,
                 }
             }
             Move::Retry { op, fault: generated } => {

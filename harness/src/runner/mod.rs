@@ -263,9 +263,16 @@ impl Session<'_> {
         let armed = self.arm(step_index, step, tool).await?;
         let first = self.calls.len();
         let answers = Arc::new(Answers::default());
-        let calls = futures::future::join_all(
-            planned.into_iter().enumerate().map(|(offset, planned)| self.call(planned, first + offset, &answers)),
-        );
+        let stagger = Duration::from_millis(if let Step::Burst { stagger_ms, .. } = step { *stagger_ms } else { 0 });
+        let calls = futures::future::join_all(planned.into_iter().enumerate().map(|(offset, planned)| {
+            let call = self.call(planned, first + offset, &answers);
+            async move {
+                if offset > 0 && !stagger.is_zero() {
+                    tokio::time::sleep(stagger.saturating_mul(u32::try_from(offset).unwrap_or(u32::MAX))).await;
+                }
+                call.await
+            }
+        }));
         let (answered, cut) = self.acting_on_subject(calls).await?;
         let killed = answered.iter().any(|record| record.answer == Answer::Killed);
         for record in answered {

@@ -35,7 +35,7 @@ step_kinds! {
     submit => Submit: "A new business operation.",
     retry => Retry: "The same business operation again, with a new call id and the next attempt number.",
     duplicate => Duplicate: "An identical resubmission (same call id, same attempt).",
-    burst => Burst: "`count` identical calls at once.",
+    burst => Burst: "`count` identical calls at once (or `stagger_ms` apart).",
     changed => Changed: "The same business request id with changed arguments.",
     wait => Wait: "Let time pass.",
     corpus => Corpus: "Every case of the malformed corpus, one call each.",
@@ -149,12 +149,14 @@ pub enum Step {
     Retry(FollowUp),
     /// An identical resubmission (same call id, same attempt).
     Duplicate(FollowUp),
-    /// `count` identical calls at once.
+    /// `count` identical calls at once, or each `stagger_ms` after the one before, none waiting for an answer.
     Burst {
         /// The call.
         call: CallSpec,
         /// How many.
         count: u32,
+        /// Milliseconds between one call's send and the next one's (0: all at once).
+        stagger_ms: u64,
     },
     /// The same business request id with changed arguments.
     Changed(ChangedSpec),
@@ -236,7 +238,8 @@ impl Step {
             return Err(format!("a step needs `action` = {}", names(" | ")));
         };
         let kind = StepKind::deserialize(action).map_err(|_| format!("unknown action (one of: {})", names(", ")))?;
-        let count = if kind == StepKind::Burst { table.remove("count") } else { None };
+        let (count, stagger) =
+            if kind == StepKind::Burst { (table.remove("count"), table.remove("stagger_ms")) } else { (None, None) };
         let rest = toml::Value::Table(table);
         let shape = |error: toml::de::Error| format!("{kind} step: {}", error.message());
         Ok(match kind {
@@ -254,7 +257,20 @@ impl Step {
                     Some(toml::Value::Integer(count)) if (2..=1000).contains(&count) => count as u32,
                     _ => return Err("a burst needs `count` between 2 and 1000".to_owned()),
                 };
-                Step::Burst { call: CallSpec::deserialize(rest).map_err(shape)?, count }
+                let stagger_ms = match stagger {
+                    None => 0,
+                    Some(toml::Value::Integer(ms)) if (0..=MAX_STAGGER_MS as i64).contains(&ms) => ms as u64,
+                    Some(_) => {
+                        return Err(format!("a burst's `stagger_ms` is whole milliseconds from 0 to {MAX_STAGGER_MS}"));
+                    }
+                };
+                if stagger_ms.saturating_mul(u64::from(count - 1)) > MAX_STAGGER_MS {
+                    return Err(format!(
+                        "a burst's last call would start {} ms after its first; at most {MAX_STAGGER_MS}",
+                        stagger_ms.saturating_mul(u64::from(count - 1))
+                    ));
+                }
+                Step::Burst { call: CallSpec::deserialize(rest).map_err(shape)?, count, stagger_ms }
             }
             StepKind::Changed => Step::Changed(ChangedSpec::deserialize(rest).map_err(shape)?),
             StepKind::Wait => {
@@ -270,6 +286,9 @@ impl Step {
     }
 }
 
+/// The longest a burst may spread its calls over (`stagger_ms` × (`count` − 1)): a scenario stays short.
+pub(crate) const MAX_STAGGER_MS: u64 = 30_000;
+
 fn names(separator: &str) -> String {
     StepKind::ALL.iter().map(|kind| kind.name()).collect::<Vec<_>>().join(separator)
 }
@@ -283,22 +302,29 @@ impl Serialize for Step {
             #[serde(skip_serializing_if = "Option::is_none")]
             count: Option<u32>,
             #[serde(skip_serializing_if = "Option::is_none")]
+            stagger_ms: Option<u64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
             ms: Option<u64>,
             #[serde(flatten)]
             fields: Option<&'a T>,
         }
         fn tagged<'a, T: Serialize>(kind: StepKind, fields: &'a T) -> Tagged<'a, T> {
-            Tagged { action: kind, count: None, ms: None, fields: Some(fields) }
+            Tagged { action: kind, count: None, stagger_ms: None, ms: None, fields: Some(fields) }
         }
         let kind = self.kind();
         match self {
             Step::Submit(call) => tagged(kind, call).serialize(serializer),
-            Step::Burst { call, count } => Tagged { count: Some(*count), ..tagged(kind, call) }.serialize(serializer),
+            Step::Burst { call, count, stagger_ms } => {
+                let stagger_ms = (*stagger_ms > 0).then_some(*stagger_ms);
+                Tagged { count: Some(*count), stagger_ms, ..tagged(kind, call) }.serialize(serializer)
+            }
             Step::Retry(follow) | Step::Duplicate(follow) => tagged(kind, follow).serialize(serializer),
             Step::Changed(changed) => tagged(kind, changed).serialize(serializer),
             Step::Corpus(corpus) => tagged(kind, corpus).serialize(serializer),
             Step::Wait { ms } => {
-                Tagged::<CorpusSpec> { action: kind, count: None, ms: Some(*ms), fields: None }.serialize(serializer)
+                let tagged =
+                    Tagged::<CorpusSpec> { action: kind, count: None, stagger_ms: None, ms: Some(*ms), fields: None };
+                tagged.serialize(serializer)
             }
         }
     }
@@ -327,6 +353,33 @@ mod tests {
     fn a_burst_needs_a_count() {
         let error = step("action = \"burst\"\ntool = \"x\"\nauth = \"a\"\narguments = '{}'\n").expect_err("error");
         assert!(error.contains("count"), "{error}");
+    }
+
+    #[test]
+    fn a_burst_staggers_its_calls_within_bounds_and_only_a_burst_takes_stagger_ms() {
+        let burst =
+            |rest: &str| step(&format!("action = \"burst\"\ntool = \"x\"\nauth = \"a\"\narguments = '{{}}'\n{rest}"));
+        match burst("count = 2\nstagger_ms = 2500\n") {
+            Ok(Step::Burst { count: 2, stagger_ms: 2500, .. }) => {}
+            other => panic!("a staggered burst: {other:?}"),
+        }
+        match burst("count = 3\n") {
+            Ok(Step::Burst { stagger_ms: 0, .. }) => {}
+            other => panic!("at once by default: {other:?}"),
+        }
+        let error = burst("count = 2\nstagger_ms = -1\n").expect_err("negative");
+        assert!(error.contains("whole milliseconds from 0 to 30000"), "{error}");
+        let error = burst("count = 2\nstagger_ms = 1.5\n").expect_err("not whole");
+        assert!(error.contains("whole milliseconds"), "{error}");
+        let error = burst("count = 1000\nstagger_ms = 100\n").expect_err("too long in all");
+        assert!(error.contains("would start 99900 ms after its first; at most 30000"), "{error}");
+        let error = step("action = \"submit\"\ntool = \"x\"\nauth = \"a\"\narguments = '{}'\nstagger_ms = 5\n")
+            .expect_err("a submit has no stagger");
+        assert!(error.contains("stagger_ms"), "{error}");
+        let written = serde_json::to_value(burst("count = 2\nstagger_ms = 2500\n").expect("a burst")).expect("json");
+        assert_eq!(written["stagger_ms"], 2500);
+        let written = serde_json::to_value(burst("count = 2\n").expect("a burst")).expect("json");
+        assert!(written.get("stagger_ms").is_none(), "{written}");
     }
 
     #[test]

@@ -4,14 +4,16 @@
 //! Rule enforced here: judged on successful answers of task polls and cancels (catalog `task: poll | cancel`)
 //! that name a job the downstream started, against the downstream's own record of that job (its final status
 //! and when it reached it). `working` is true enough (a poll may lag), unless the poll itself read the job after
-//! it ended: a poll whose own `GET /exports/{task_id}` arrived [`READ_MARGIN_MS`] or more after the job's end saw
-//! the final status and answering `working` then is a stale answer (a kept non-final answer, a cache), not lag.
+//! it ended: a poll whose own read of the job (its catalog `invoke` request, e.g. `GET /exports/{task_id}`)
+//! arrived [`READ_MARGIN_MS`] or more after the job's end saw the final status, and answering `working` then is a
+//! stale answer (a kept non-final answer, a cache), not lag.
 //! `completed` before the job ended, or `cancelled` for a job that completed anyway (cooperative cancellation
 //! lost the race), fails.
 
 use super::task_final_stable::task_answers;
 use super::{Check, CheckId, Context, Judgement, Level, Outcome};
 use crate::transcript::{CallRecord, Exchange};
+use callproof_executor::app::CatalogEntry;
 use callproof_executor::task::{FINAL_STATUSES, TaskRole};
 
 /// This check's id, as docs, mutant tables, baselines and reports spell it.
@@ -33,8 +35,8 @@ fn run(context: &Context<'_>) -> Outcome {
         };
         judgement.judged();
         if !FINAL_STATUSES.contains(&status) {
-            if let Some(read) = read_after_the_end(context, call, task_id, truth.ended_ms)
-                && context.tool(&call.tool).and_then(|tool| tool.task) == Some(TaskRole::Poll)
+            if let Some(poll) = context.tool(&call.tool).filter(|tool| tool.task == Some(TaskRole::Poll))
+                && let Some(read) = read_after_the_end(context, poll, call, task_id, truth.ended_ms)
             {
                 judgement.fail(
                     format!(
@@ -68,16 +70,20 @@ fn run(context: &Context<'_>) -> Outcome {
 /// the job's state a moment after it logs the request's arrival.
 const READ_MARGIN_MS: u64 = 50;
 
-/// The first of `call`'s own reads of job `task_id` (`GET /exports/{task_id}`) that arrived after the job ended.
+/// The first of `call`'s own reads of job `task_id` (the `poll` tool's `invoke` request, its task argument
+/// filled in) that arrived after the job ended.
 fn read_after_the_end<'t>(
     context: &'t Context<'_>,
+    poll: &CatalogEntry,
     call: &CallRecord,
     task_id: &str,
     ended_ms: u64,
 ) -> Option<&'t Exchange> {
-    let path = format!("/exports/{task_id}");
+    let (method, template) = poll.downstream.invoke.split_once(' ')?;
+    let argument = poll.resource.as_ref()?.argument.as_str();
+    let path = template.split('?').next()?.replace(&format!("{{{argument}}}"), task_id);
     context.transcript.exchanges_of_call(call.index).find(|exchange| {
-        exchange.record.method == "GET"
+        exchange.record.method == method
             && exchange.record.path == path
             && exchange.record.at_ms >= ended_ms.saturating_add(READ_MARGIN_MS)
     })

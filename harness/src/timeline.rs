@@ -122,6 +122,15 @@ fn step_answers(calls: &[&CallRecord], keys: &mut Keys) -> Vec<(String, String)>
     answers
 }
 
+/// How many calls a step made, when more than one (` ×3`), and how far apart a staggered burst started them.
+pub(crate) fn repeat_text(calls: &[&CallRecord]) -> String {
+    match (calls.len(), calls.first().map_or(0, |first| first.stagger_ms)) {
+        (0 | 1, _) => String::new(),
+        (count, 0) => format!(" ×{count}"),
+        (count, stagger_ms) => format!(" ×{count}, {stagger_ms} ms apart"),
+    }
+}
+
 /// The ledger per kind of effect: `refunds 2 (rf_1, rf_2)`, in kind order.
 pub(crate) fn ledger_counts(transcript: &Transcript) -> Vec<String> {
     let mut counts: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
@@ -216,7 +225,7 @@ fn render(transcript: &Transcript, marks: &[Mark], keys: &mut Keys) -> String {
             first.call_id,
             first.attempt,
             first.business_request_id.as_deref().map(|id| format!(", business request {id}")).unwrap_or_default(),
-            if calls.len() > 1 { format!(" ×{}", calls.len()) } else { String::new() },
+            repeat_text(&calls),
         );
         if calls.len() == 1 || first.action == crate::scenario::StepKind::Burst {
             let _ = writeln!(out, "  arguments {}", arguments_text(&first.arguments));
@@ -266,4 +275,23 @@ fn render(transcript: &Transcript, marks: &[Mark], keys: &mut Keys) -> String {
         let _ = writeln!(out, "✗ {} [{}] {}", mark.check, mark.level, mark.message);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::text;
+    use crate::checks::testing::history;
+
+    #[test]
+    fn a_burst_counts_its_calls_and_a_staggered_one_says_how_far_apart_they_started() {
+        let burst = history("burst refund_order -> ok; and -> operation_in_progress");
+        let header = |history: &crate::checks::testing::History| {
+            text(&history.transcript()).lines().next().map(str::to_owned).unwrap_or_default()
+        };
+        assert!(header(&burst).ends_with(" ×2"), "{}", header(&burst));
+        let staggered = burst.with_call(0, |call| call.stagger_ms = 2500).with_call(1, |call| call.stagger_ms = 2500);
+        assert!(header(&staggered).ends_with(" ×2, 2500 ms apart"), "{}", header(&staggered));
+        let single = history("submit refund_order -> ok");
+        assert!(!header(&single).contains('×'), "{}", header(&single));
+    }
 }

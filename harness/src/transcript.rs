@@ -165,6 +165,9 @@ pub struct CallRecord {
     pub answer: Answer,
     /// The corpus case it came from, if any.
     pub corpus_case: Option<String>,
+    /// For a call of a staggered burst, the ms from one call's start to the next's (the step's `stagger_ms`).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub stagger_ms: u64,
     /// When the answer is a refusal the transport carried (an MCP -32700), not an envelope of the server's:
     /// `answer` then holds the envelope the harness built for it, which the other checks read as before.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -172,6 +175,10 @@ pub struct CallRecord {
     /// Whether the harness wrote the envelope's `meta` (an MCP JSON-RPC error or HTTP status read as one).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub meta_by_harness: bool,
+}
+
+fn is_zero(ms: &u64) -> bool {
+    *ms == 0
 }
 
 impl CallRecord {

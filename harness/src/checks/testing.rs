@@ -213,6 +213,7 @@ impl History {
             requests_until: self.exchanges.len(),
             answer,
             corpus_case: attribute(words, "case").map(str::to_owned),
+            stagger_ms: 0,
             refusal: outcome.contains(&"-32700").then(Refusal::parse_error),
             meta_by_harness: outcome.contains(&"-32700") || outcome.contains(&"built"),
         });

@@ -132,7 +132,7 @@ fn step_rows(
 ) {
     let first = calls[0];
     let business = first.business_request_id.as_deref().map(|id| format!(", {id}")).unwrap_or_default();
-    let count = if calls.len() > 1 { format!(" ×{}", calls.len()) } else { String::new() };
+    let count = timeline::repeat_text(calls);
     let header = if first.action == StepKind::Corpus {
         format!("step {} corpus: {} malformed calls", step + 1, calls.len())
     } else {

@@ -76,6 +76,8 @@ struct Planned {
     attempt: u32,
     budget_ms: u64,
     corpus_case: Option<String>,
+    /// For a staggered burst, the ms from one call's start to the next's; 0 otherwise.
+    stagger_ms: u64,
 }
 
 /// One scenario being replayed, step by step.
@@ -263,9 +265,10 @@ impl Session<'_> {
         let armed = self.arm(step_index, step, tool).await?;
         let first = self.calls.len();
         let answers = Arc::new(Answers::default());
-        let stagger = Duration::from_millis(if let Step::Burst { stagger_ms, .. } = step { *stagger_ms } else { 0 });
+        let stagger_ms = if let Step::Burst { stagger_ms, .. } = step { *stagger_ms } else { 0 };
+        let stagger = Duration::from_millis(stagger_ms);
         let calls = futures::future::join_all(planned.into_iter().enumerate().map(|(offset, planned)| {
-            let call = self.call(planned, first + offset, &answers);
+            let call = self.call(Planned { stagger_ms, ..planned }, first + offset, &answers);
             async move {
                 if offset > 0 && !stagger.is_zero() {
                     tokio::time::sleep(stagger.saturating_mul(u32::try_from(offset).unwrap_or(u32::MAX))).await;
@@ -499,6 +502,7 @@ impl Session<'_> {
             requests_until: world.request_count(),
             answer,
             corpus_case: planned.corpus_case,
+            stagger_ms: planned.stagger_ms,
             refusal,
             meta_by_harness,
         }
@@ -578,6 +582,7 @@ fn planned(step: usize, action: StepKind, op: &Op, corpus_case: Option<String>) 
         attempt: op.attempt,
         budget_ms: op.budget_ms,
         corpus_case,
+        stagger_ms: 0,
     }
 }
 

@@ -27,6 +27,9 @@ const SUPPORT_ROLE = 'support_admin';
 const MAX_BODY_BYTES = 1024 * 1024;
 const HTTP_MODE = process.env.CALLPROOF_NODE_HTTP || 'http';
 const NAME = process.env.CALLPROOF_NODE_NAME || 'callproof-node-example';
+// `strict` also encodes the sub-delimiters !'()* that encodeURIComponent leaves as they are; `component` is
+// encodeURIComponent alone (examples/buggy/variant_node_encode_uri_component.py).
+const URL_ENCODING = process.env.CALLPROOF_NODE_URL_ENCODING || 'strict';
 
 // docs/errors.md: code -> [category, retryable, resolution, expose_to_user]
 const CODES = {
@@ -551,7 +554,9 @@ function expand(template, args, key) {
     let value = name === 'idempotency_key' ? key : args[name];
     if (value === undefined || value === null) value = '';
     else if (typeof value !== 'string') value = write(value);
-    return encodeURIComponent(value).replace(/[!'()*]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase());
+    const encoded = encodeURIComponent(value);
+    if (URL_ENCODING === 'component') return encoded;
+    return encoded.replace(/[!'()*]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase());
   });
   return { method, target };
 }

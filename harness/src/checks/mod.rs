@@ -12,6 +12,7 @@
 
 mod id;
 mod judgement;
+mod noise;
 pub(crate) mod oracle;
 #[cfg(test)]
 pub(crate) mod testing;
@@ -251,8 +252,10 @@ pub(crate) fn table_category(code: ErrorCode) -> Category {
 }
 
 /// A call's `error` member with its own ids blanked out of every string: `about` (the resource or handle the
-/// call named), its call id, its business request id and the string ids of its envelope's `meta`. Two refusals
-/// that must be indistinguishable are compared this way, so a message that quotes an id it was given is fine.
+/// call named), its call id, its business request id and the string ids of its envelope's `meta`; then the
+/// per-answer noise (a date-time, an opaque token such as a trace id: [`noise`]). Two refusals that must be
+/// indistinguishable are compared this way, so a message that quotes an id it was given, or stamps the time, is
+/// fine.
 pub(crate) fn error_without_ids(call: &CallRecord, about: &str) -> Option<serde_json::Value> {
     use serde_json::Value;
     let envelope = call.envelope()?;
@@ -268,7 +271,9 @@ pub(crate) fn error_without_ids(call: &CallRecord, about: &str) -> Option<serde_
     ids.sort_by_key(|id| std::cmp::Reverse(id.len()));
     fn blanked(value: &Value, ids: &[&str]) -> Value {
         match value {
-            Value::String(text) => Value::String(ids.iter().fold(text.clone(), |text, id| blank_id(&text, id))),
+            Value::String(text) => {
+                Value::String(noise::blank_noise(&ids.iter().fold(text.clone(), |text, id| blank_id(&text, id))))
+            }
             Value::Array(items) => Value::Array(items.iter().map(|item| blanked(item, ids)).collect()),
             Value::Object(map) => {
                 Value::Object(map.iter().map(|(name, value)| (name.clone(), blanked(value, ids))).collect())

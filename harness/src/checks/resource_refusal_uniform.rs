@@ -5,7 +5,8 @@
 //! accounts) whose id argument names no fixture or another tenant's. Two such calls are compared when they come
 //! from the same caller to the same tool with the same arguments apart from that id, so nothing but the
 //! resource can explain a difference: their `error` members must be identical once the resource id and the
-//! call's own ids (its call id, business request id and the string ids of its `meta`) are blanked out. Only
+//! call's own ids (its call id, business request id and the string ids of its `meta`) are blanked out, and with
+//! them per-answer noise (a time, a trace id: `checks::noise`). Only
 //! definite refusals are compared (authorization and business categories); a lookup that failed, a deadline or
 //! an idempotency answer is about something else.
 
@@ -127,6 +128,16 @@ mod tests {
         history(&pair(
             r#"forbidden message="refused,_see_request_r_1111" rid=r_1111"#,
             r#"forbidden message="refused,_see_request_r_2222" rid=r_2222"#,
+        ))
+        .with_scenario(&orders())
+        .passes(&CHECK);
+    }
+
+    #[test]
+    fn refusals_stamped_with_the_time_or_a_fresh_trace_id_pass() {
+        history(&pair(
+            r#"forbidden message="refused_at_2026-12-04T02:41:07.123Z" trace_id=4bf92f3577b34da6a3ce929d0e0e4736"#,
+            r#"forbidden message="refused_at_2026-12-04T02:41:08.004Z" trace_id=0af7651916cd43dd8448eb211c80319c"#,
         ))
         .with_scenario(&orders())
         .passes(&CHECK);

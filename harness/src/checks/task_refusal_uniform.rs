@@ -4,7 +4,7 @@
 //! Rule enforced here: judged on calls of task polls and cancels (catalog `task: poll | cancel`) whose
 //! `task_id` argument names a job of another tenant or no job at all (by the downstream's record of its jobs).
 //! Their authorization refusals, per tool and caller, must carry identical `error` members once the handle and
-//! the call's own ids are blanked out (a refusal for
+//! the call's own ids, and per-answer noise (a time, a trace id: `checks::noise`), are blanked out (a refusal for
 //! another reason, such as an unreachable system of record, is not about the handle and is not compared); a
 //! success for another tenant's job is a leak.
 
@@ -101,6 +101,15 @@ mod tests {
     fn refusals_that_name_the_handle_they_were_given_pass() {
         history(&format!(
             r#"submit task_status as=mallory {FOREIGN} -> forbidden message="task_exp_1_is_not_accessible"; submit task_status as=mallory {UNKNOWN} -> forbidden message="task_exp_9_is_not_accessible""#
+        ))
+        .with_task("exp_1", "completed", 0, 10)
+        .passes(&CHECK);
+    }
+
+    #[test]
+    fn refusals_stamped_with_the_time_or_a_fresh_trace_id_pass() {
+        history(&format!(
+            r#"submit task_status as=mallory {FOREIGN} -> forbidden message="refused_at_2026-12-04T02:41:07Z" trace_id=4bf92f3577b34da6a3ce929d0e0e4736; submit task_status as=mallory {UNKNOWN} -> forbidden message="refused_at_2026-12-04T02:41:09Z" trace_id=0af7651916cd43dd8448eb211c80319c"#
         ))
         .with_task("exp_1", "completed", 0, 10)
         .passes(&CHECK);

@@ -1,0 +1,86 @@
+//! Per-answer noise in refusal text: what differs between any two answers and so tells nothing about a resource.
+//!
+//! Rule enforced here: when two refusals must be indistinguishable (`resource-refusal-uniform`,
+//! `task-refusal-uniform`), a date-time and an opaque token (a run of ten or more letters, digits and `-`
+//! holding a digit: a trace id, a UUID, a Unix time) are blanked before they are compared, as the call's own ids
+//! are. docs/errors.md lets `message` and `details` vary from call to call; an executor that stamps its errors
+//! with the time or a fresh trace id varies them for every call alike, a missing resource and a foreign one
+//! included. Words are never blanked, so a message that says "not found" to one and "not allowed" to the other
+//! still differs.
+
+use regex::Regex;
+use std::sync::OnceLock;
+
+/// A date-time as RFC 3339 and ISO 8601 write it (`2026-12-04T02:41:07.123Z`, `2026-12-04 02:41:07+01:00`).
+const DATE_TIME: &str = r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?";
+
+/// A maximal run of id characters, judged by [`opaque`].
+const TOKEN: &str = r"[0-9A-Za-z-]+";
+
+/// Tokens shorter than this are words or small numbers (`404`, `utf8`), kept as they are.
+const SHORTEST_OPAQUE: usize = 10;
+
+fn date_time() -> &'static Regex {
+    static COMPILED: OnceLock<Regex> = OnceLock::new();
+    COMPILED.get_or_init(|| Regex::new(DATE_TIME).expect("the date-time pattern is a valid regex"))
+}
+
+fn token() -> &'static Regex {
+    static COMPILED: OnceLock<Regex> = OnceLock::new();
+    COMPILED.get_or_init(|| Regex::new(TOKEN).expect("the token pattern is a valid regex"))
+}
+
+/// Whether a token is an opaque one: long enough and holding a digit.
+fn opaque(token: &str) -> bool {
+    token.len() >= SHORTEST_OPAQUE && token.bytes().any(|byte| byte.is_ascii_digit())
+}
+
+/// `text` with every date-time replaced by `<time>` and every opaque token by `<token>`.
+pub(super) fn blank_noise(text: &str) -> String {
+    let timeless = date_time().replace_all(text, "<time>");
+    token()
+        .replace_all(
+            &timeless,
+            |found: &regex::Captures<'_>| {
+                if opaque(&found[0]) { "<token>".to_owned() } else { found[0].to_owned() }
+            },
+        )
+        .into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times_and_opaque_tokens_are_blanked() {
+        assert_eq!(
+            blank_noise("the resource is not accessible (at 2026-12-04T02:41:07.123Z)"),
+            "the resource is not accessible (at <time>)"
+        );
+        assert_eq!(blank_noise("at 2026-12-04 02:41:07+01:00"), "at <time>");
+        assert_eq!(blank_noise("4bf92f3577b34da6a3ce929d0e0e4736"), "<token>");
+        assert_eq!(blank_noise("trace 4bf92f35-77b3-4da6-a3ce-929d0e0e4736."), "trace <token>.");
+        assert_eq!(blank_noise("since 1733280000000"), "since <token>");
+    }
+
+    #[test]
+    fn words_short_numbers_and_reasons_stay() {
+        for text in [
+            "resource_not_accessible",
+            "not found (404)",
+            "utf8 text of 1048576 bytes",
+            "order_000_was_not_found_in_tenant_2",
+        ] {
+            assert_eq!(blank_noise(text), text);
+        }
+    }
+
+    #[test]
+    fn messages_that_tell_resources_apart_still_differ() {
+        assert_ne!(
+            blank_noise("order was not found (at 2026-12-04T02:41:07Z)"),
+            blank_noise("order is not accessible (at 2026-12-04T02:41:08Z)")
+        );
+    }
+}

@@ -118,6 +118,10 @@ fn mismatches(expect: &Expect, envelope: &EnvelopeView) -> Vec<String> {
         let got = error.and_then(|error| error.details.get(key)).cloned().unwrap_or(Value::Null);
         pinned.push((format!("error.details.{key}"), serde_json::to_value(want).unwrap_or(Value::Null), got));
     }
+    for (key, want) in expect.result.iter().flatten() {
+        let got = envelope.result().and_then(|result| result.get(key)).cloned().unwrap_or(Value::Null);
+        pinned.push((format!("result.{key}"), serde_json::to_value(want).unwrap_or(Value::Null), got));
+    }
     pinned
         .into_iter()
         .filter(|(_, want, got)| !same_json(want, got))
@@ -275,6 +279,28 @@ mod tests {
                 "error.retryable: expected false, got true"
             ]
         );
+    }
+
+    #[test]
+    fn a_pinned_result_member_must_be_the_answered_one() {
+        let expect: Expect =
+            toml::from_str(r#"ok = true
+result = { location = "Main St #5", units = "celsius" }"#)
+                .expect("an expectation");
+        let answered = |location: &str| {
+            EnvelopeView::parse(serde_json::json!({
+                "ok": true, "result": {"location": location, "units": "celsius", "temperature": 21.5}
+            }))
+            .expect("an envelope")
+        };
+        assert!(mismatches(&expect, &answered("Main St #5")).is_empty());
+        assert_eq!(
+            mismatches(&expect, &answered("Main St ")),
+            ["result.location: expected \"Main St #5\", got \"Main St \""]
+        );
+        let refused = EnvelopeView::parse(serde_json::json!({"ok": false, "error": {"code": "forbidden"}}))
+            .expect("an envelope");
+        assert!(mismatches(&expect, &refused).iter().any(|mismatch| mismatch.starts_with("result.units")));
     }
 
     #[test]

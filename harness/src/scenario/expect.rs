@@ -31,6 +31,10 @@ pub struct Expect {
     /// A subset of `error.details` that must match exactly.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub details: Option<toml::Table>,
+    /// A subset of a success's `result` members that must match exactly (what the downstream answered, as the
+    /// executor passed it on: a read that echoes its query shows whether the value arrived whole).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<toml::Table>,
 }
 
 /// An error code by its wire name; an unknown one lists the codes.

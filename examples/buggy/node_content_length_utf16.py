@@ -9,17 +9,22 @@ docs/protocol.md: `POST` and `PUT` send the arguments as a JSON body.
 
 Expected catch: a scenario with non-ASCII text in a side-effecting request that expects ok (expectations).
 
-This module only replaces itself (exec, same process id) with `node examples/buggy/node/node_content_length_utf16.mjs`: the Node
-executor (examples/buggy/node/callproof_executor.mjs) with that one change.
+This module runs the Node executor (examples/buggy/node/callproof_executor.mjs) with the one change
+below, through examples/buggy/node/patched.py.
 """
 
 import os
 import sys
 
-SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "node", "node_content_length_utf16.mjs")
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "node"))
+import patched  # noqa: E402  (examples/buggy/node is not a package)
+
+OLD = "      body = Buffer.from(write(args), 'utf8');\n"
+
+NEW = (
+    "      // BUG: the body stays a string, so sendHttp's Content-Length is its length in UTF-16 units, not bytes.\n"
+    '      body = write(args);\n'
+)
 
 if __name__ == "__main__":
-    os.environ["CALLPROOF_NODE_HTTP"] = "http"
-    os.environ["CALLPROOF_NODE_NAME"] = "callproof-buggy-" + os.path.splitext(os.path.basename(__file__))[0]
-    sys.stdout.flush()
-    os.execvp("node", ["node", SCRIPT])
+    patched.exec_node(__file__, OLD, NEW)

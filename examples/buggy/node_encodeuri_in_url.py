@@ -8,17 +8,23 @@ docs/protocol.md: `{name}` is the argument's value, percent-encoded.
 
 Expected catch: a scenario whose location holds a reserved character (expectations).
 
-This module only replaces itself (exec, same process id) with `node examples/buggy/node/node_encodeuri_in_url.mjs`: the Node
-executor (examples/buggy/node/callproof_executor.mjs) with that one change.
+This module runs the Node executor (examples/buggy/node/callproof_executor.mjs) with the one change
+below, through examples/buggy/node/patched.py.
 """
 
 import os
 import sys
 
-SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "node", "node_encodeuri_in_url.mjs")
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "node"))
+import patched  # noqa: E402  (examples/buggy/node is not a package)
+
+OLD = '    const encoded = encodeURIComponent(value);\n'
+
+NEW = (
+    '    // BUG: encodeURI leaves & = ? # / + : , ; @ $ as they are.\n'
+    '    const encoded = encodeURI(value);\n'
+    '    return encoded;\n'
+)
 
 if __name__ == "__main__":
-    os.environ["CALLPROOF_NODE_HTTP"] = "http"
-    os.environ["CALLPROOF_NODE_NAME"] = "callproof-buggy-" + os.path.splitext(os.path.basename(__file__))[0]
-    sys.stdout.flush()
-    os.execvp("node", ["node", SCRIPT])
+    patched.exec_node(__file__, OLD, NEW)

@@ -7,17 +7,28 @@ docs/errors.md: `line` and `column` (1-based, in bytes) and `offset` (0-based by
 
 Expected catch: a corpus case with non-ASCII text before the syntax error, its position pinned (corpus-details).
 
-This module only replaces itself (exec, same process id) with `node examples/buggy/node/node_error_offset_utf16.mjs`: the Node
-executor (examples/buggy/node/callproof_executor.mjs) with that one change.
+This module runs the Node executor (examples/buggy/node/callproof_executor.mjs) with the one change
+below, through examples/buggy/node/patched.py.
 """
 
 import os
 import sys
 
-SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "node", "node_error_offset_utf16.mjs")
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "node"))
+import patched  # noqa: E402  (examples/buggy/node is not a package)
+
+OLD = (
+    "  const prefix = Buffer.from(text.slice(0, at), 'utf8');\n"
+    '  const newlines = prefix.reduce((count, byte) => count + (byte === 10 ? 1 : 0), 0);\n'
+    '  const lastNewline = prefix.lastIndexOf(10);\n'
+)
+
+NEW = (
+    "  // BUG: line, column and offset counted in the string's UTF-16 units, not in UTF-8 bytes.\n"
+    '  const prefix = text.slice(0, at);\n'
+    "  const newlines = prefix.split('\\n').length - 1;\n"
+    "  const lastNewline = prefix.lastIndexOf('\\n');\n"
+)
 
 if __name__ == "__main__":
-    os.environ["CALLPROOF_NODE_HTTP"] = "http"
-    os.environ["CALLPROOF_NODE_NAME"] = "callproof-buggy-" + os.path.splitext(os.path.basename(__file__))[0]
-    sys.stdout.flush()
-    os.execvp("node", ["node", SCRIPT])
+    patched.exec_node(__file__, OLD, NEW)

@@ -9,17 +9,25 @@ before it is below a minimum or above a maximum; an integer within 64 bits is an
 
 Expected catch: the corpus's `-0` and big-integer cases (corpus-details on `keyword`).
 
-This module only replaces itself (exec, same process id) with `node examples/buggy/node/node_integer_by_safe_range.mjs`: the Node
-executor (examples/buggy/node/callproof_executor.mjs) with that one change.
+This module runs the Node executor (examples/buggy/node/callproof_executor.mjs) with the one change
+below, through examples/buggy/node/patched.py.
 """
 
 import os
 import sys
 
-SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "node", "node_integer_by_safe_range.mjs")
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "node"))
+import patched  # noqa: E402  (examples/buggy/node is not a package)
+
+OLD = (
+    "    this.int = /^-?(0|[1-9][0-9]*)$/.test(text) && text !== '-0' &&\n"
+    '      BigInt(text) >= -(2n ** 63n) && BigInt(text) <= 2n ** 64n - 1n;\n'
+)
+
+NEW = (
+    '    // BUG: an integer literal is one Number.isSafeInteger accepts: -0 counts, 2^53 < n < 2^64 does not.\n'
+    '    this.int = /^-?(0|[1-9][0-9]*)$/.test(text) && Number.isSafeInteger(this.value);\n'
+)
 
 if __name__ == "__main__":
-    os.environ["CALLPROOF_NODE_HTTP"] = "http"
-    os.environ["CALLPROOF_NODE_NAME"] = "callproof-buggy-" + os.path.splitext(os.path.basename(__file__))[0]
-    sys.stdout.flush()
-    os.execvp("node", ["node", SCRIPT])
+    patched.exec_node(__file__, OLD, NEW)

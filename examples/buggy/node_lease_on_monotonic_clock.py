@@ -11,17 +11,22 @@ first runs is operation_in_progress; docs/stores.md: leases are wall-clock ms.
 
 Expected catch: burst-single-execution, single-effect, expectations (a duplicate while in progress).
 
-This module only replaces itself (exec, same process id) with `node examples/buggy/node/node_lease_on_monotonic_clock.mjs`: the Node
-executor (examples/buggy/node/callproof_executor.mjs) with that one change.
+This module runs the Node executor (examples/buggy/node/callproof_executor.mjs) with the one change
+below, through examples/buggy/node/patched.py.
 """
 
 import os
 import sys
 
-SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "node", "node_lease_on_monotonic_clock.mjs")
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "node"))
+import patched  # noqa: E402  (examples/buggy/node is not a package)
+
+OLD = '    const deadlineWall = wallMs() + ctx.remainingMs();\n'
+
+NEW = (
+    "    // BUG: the call's absolute deadline is on performance.now(); every lease comparison is on Date.now().\n"
+    '    const deadlineWall = ctx.deadline;\n'
+)
 
 if __name__ == "__main__":
-    os.environ["CALLPROOF_NODE_HTTP"] = "http"
-    os.environ["CALLPROOF_NODE_NAME"] = "callproof-buggy-" + os.path.splitext(os.path.basename(__file__))[0]
-    sys.stdout.flush()
-    os.execvp("node", ["node", SCRIPT])
+    patched.exec_node(__file__, OLD, NEW)

@@ -8,17 +8,26 @@ Where it ships: every hand-written JavaScript validator (and older ones: `"😀"
 Expected catch: a call whose string holds astral characters, within its maxLength in characters but not in
 UTF-16 units, that expects ok (expectations).
 
-This module only replaces itself (exec, same process id) with `node examples/buggy/node/node_maxlength_utf16_units.mjs`: the Node
-executor (examples/buggy/node/callproof_executor.mjs) with that one change.
+This module runs the Node executor (examples/buggy/node/callproof_executor.mjs) with the one change
+below, through examples/buggy/node/patched.py.
 """
 
 import os
 import sys
 
-SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "node", "node_maxlength_utf16_units.mjs")
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "node"))
+import patched  # noqa: E402  (examples/buggy/node is not a package)
+
+OLD = (
+    "        case 'minLength': if (typeof v === 'string' && [...v].length < rule) add(); break;\n"
+    "        case 'maxLength': if (typeof v === 'string' && [...v].length > rule) add(); break;\n"
+)
+
+NEW = (
+    '        // BUG: String.length counts UTF-16 code units; JSON Schema counts characters (code points).\n'
+    "        case 'minLength': if (typeof v === 'string' && v.length < rule) add(); break;\n"
+    "        case 'maxLength': if (typeof v === 'string' && v.length > rule) add(); break;\n"
+)
 
 if __name__ == "__main__":
-    os.environ["CALLPROOF_NODE_HTTP"] = "http"
-    os.environ["CALLPROOF_NODE_NAME"] = "callproof-buggy-" + os.path.splitext(os.path.basename(__file__))[0]
-    sys.stdout.flush()
-    os.execvp("node", ["node", SCRIPT])
+    patched.exec_node(__file__, OLD, NEW)

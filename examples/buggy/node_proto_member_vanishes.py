@@ -9,17 +9,22 @@ someone replaces it). docs/errors.md: an unknown field is schema_violation (`une
 
 Expected catch: a malformed-corpus case with a `__proto__` member (malformed-input-refused, corpus-codes).
 
-This module only replaces itself (exec, same process id) with `node examples/buggy/node/node_proto_member_vanishes.mjs`: the Node
-executor (examples/buggy/node/callproof_executor.mjs) with that one change.
+This module runs the Node executor (examples/buggy/node/callproof_executor.mjs) with the one change
+below, through examples/buggy/node/patched.py.
 """
 
 import os
 import sys
 
-SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "node", "node_proto_member_vanishes.mjs")
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "node"))
+import patched  # noqa: E402  (examples/buggy/node is not a package)
+
+OLD = "    if (c === '{') { open(Object.create(null)); continue; }\n"
+
+NEW = (
+    '    // BUG: a plain object: a member named __proto__ sets the prototype instead of a property.\n'
+    "    if (c === '{') { open({}); continue; }\n"
+)
 
 if __name__ == "__main__":
-    os.environ["CALLPROOF_NODE_HTTP"] = "http"
-    os.environ["CALLPROOF_NODE_NAME"] = "callproof-buggy-" + os.path.splitext(os.path.basename(__file__))[0]
-    sys.stdout.flush()
-    os.execvp("node", ["node", SCRIPT])
+    patched.exec_node(__file__, OLD, NEW)

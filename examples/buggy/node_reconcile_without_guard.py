@@ -11,17 +11,22 @@ docs/protocol.md: an unknown one is reconciled before anything is sent again; on
 Expected catch: concurrent retries of one unknown operation after its deadline with the status query answering
 404 (single-effect).
 
-This module only replaces itself (exec, same process id) with `node examples/buggy/node/node_reconcile_without_guard.mjs`: the Node
-executor (examples/buggy/node/callproof_executor.mjs) with that one change.
+This module runs the Node executor (examples/buggy/node/callproof_executor.mjs) with the one change
+below, through examples/buggy/node/patched.py.
 """
 
 import os
 import sys
 
-SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "node", "node_reconcile_without_guard.mjs")
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "node"))
+import patched  # noqa: E402  (examples/buggy/node is not a package)
+
+OLD = "    record.state = 'RECONCILING'; // one reconciliation at a time; others are told to wait\n"
+
+NEW = (
+    '    // BUG: no RECONCILING guard ("one thread, no races"): concurrent retries all reconcile, and each writes\n'
+    "    // the record's state after its await from what it read before it.\n"
+)
 
 if __name__ == "__main__":
-    os.environ["CALLPROOF_NODE_HTTP"] = "http"
-    os.environ["CALLPROOF_NODE_NAME"] = "callproof-buggy-" + os.path.splitext(os.path.basename(__file__))[0]
-    sys.stdout.flush()
-    os.execvp("node", ["node", SCRIPT])
+    patched.exec_node(__file__, OLD, NEW)

@@ -8,17 +8,22 @@ Where it ships: header names copied from documentation or curl output into code 
 
 Expected catch: a rate_limit scenario with `retry_after` other than 1 (expectations, rate-limit-retry-after).
 
-This module only replaces itself (exec, same process id) with `node examples/buggy/node/node_retry_after_header_case.mjs`: the Node
-executor (examples/buggy/node/callproof_executor.mjs) with that one change.
+This module runs the Node executor (examples/buggy/node/callproof_executor.mjs) with the one change
+below, through examples/buggy/node/patched.py.
 """
 
 import os
 import sys
 
-SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "node", "node_retry_after_header_case.mjs")
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "node"))
+import patched  # noqa: E402  (examples/buggy/node is not a package)
+
+OLD = "      const header = String(answer.headers['retry-after'] ?? '').trim();\n"
+
+NEW = (
+    '      // BUG: Node lower-cases incoming header names, so this is always undefined.\n'
+    "      const header = String(answer.headers['Retry-After'] ?? '').trim();\n"
+)
 
 if __name__ == "__main__":
-    os.environ["CALLPROOF_NODE_HTTP"] = "http"
-    os.environ["CALLPROOF_NODE_NAME"] = "callproof-buggy-" + os.path.splitext(os.path.basename(__file__))[0]
-    sys.stdout.flush()
-    os.execvp("node", ["node", SCRIPT])
+    patched.exec_node(__file__, OLD, NEW)

@@ -12,8 +12,11 @@
 // Usage: node peers.mjs --modules DIR [--quick] [--out FILE], DIR the node_modules that `npm ci` filled from
 // benches/node/package-lock.json (benches/compare.sh uses target/bench-node). Timing: process.hrtime.bigint, calls
 // per repeat grown until a repeat takes 0.2 s, median of 21 repeats (5 with --quick). Writes
-// {"runtime", "peers": {"ajv": {"version", "cases": {name: {"median_ns", "outcome", "hash"}}}, "zod": ...}};
-// `outcome` is "ok" or "refused", computed by running the case.
+// {"runtime", "peers": {"ajv": {"version", "cases": {name: {"median_ns", "outcome", "hash"}}}, "ajv_details": ...,
+// "zod": ...}};
+// `outcome` is "ok" or "refused", computed by running the case. `ajv_details` is ajv doing a refusal's whole work
+// (every error, each with path, keyword and message, and the summary text), where `ajv` stops at the first mismatch
+// and reads nothing: the comparison the strict decode's refusal, which lists every violation, is judged beside.
 
 import { createHash } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
@@ -131,12 +134,30 @@ function decoder(tool, validate) {
   };
 }
 
+/** What the last refusal of `ajv_details` told the model: kept where the loop cannot optimise it away. */
+let lastRefusal = null;
+
+/**
+ * ajv doing the work of the strict decode's refusal: every error (`allErrors: true`), each turned into the path,
+ * keyword and message a model repairs its call from, and the one-line summary beside them (`errorsText`).
+ */
+function withDetails(ajv, check) {
+  return (value) => {
+    if (check(value)) return value;
+    const violations = check.errors.map((error) => ({ path: error.instancePath, keyword: error.keyword, message: error.message }));
+    lastRefusal = { message: ajv.errorsText(check.errors), violations };
+    return undefined;
+  };
+}
+
 function peers(schema, tool) {
   const ajv = new Ajv2020({ strict: true, allowUnionTypes: true, allErrors: false });
   const check = ajv.compile(schema);
+  const ajvAll = new Ajv2020({ strict: true, allowUnionTypes: true, allErrors: true });
   const zodSchema = zodOf(schema, tool);
   return {
     ajv: decoder(tool, (value) => (check(value) ? value : undefined)),
+    ajv_details: decoder(tool, withDetails(ajvAll, ajvAll.compile(schema))),
     zod: decoder(tool, (value) => {
       const result = zodSchema.safeParse(value);
       return result.success ? result.data : undefined;
@@ -170,7 +191,7 @@ function timed(decode, raw) {
   return { median_ns: perCall[Math.floor(perCall.length / 2)], min_ns: perCall[0], repeats };
 }
 
-const results = { ajv: {}, zod: {} };
+const results = { ajv: {}, ajv_details: {}, zod: {} };
 for (const [name, decoders, raw] of cases()) {
   for (const [peer, decode] of Object.entries(decoders)) {
     const answer = decode(raw);
@@ -178,7 +199,7 @@ for (const [name, decoders, raw] of cases()) {
     result.outcome = answer === undefined ? "refused" : "ok";
     result.hash = answer === undefined ? null : answer[0];
     results[peer][name] = result;
-    console.error(`${peer.padEnd(8)} ${name.padEnd(36)} ${(result.median_ns / 1000).toFixed(2).padStart(10)} µs  ${result.outcome}`);
+    console.error(`${peer.padEnd(11)} ${name.padEnd(36)} ${(result.median_ns / 1000).toFixed(2).padStart(10)} µs  ${result.outcome}`);
   }
 }
 
@@ -186,6 +207,11 @@ const report = {
   runtime: `Node ${process.versions.node}`,
   peers: {
     ajv: { version: `ajv ${load("ajv/package.json").version}`, cases: results.ajv },
+    ajv_details: {
+      version: `ajv ${load("ajv/package.json").version} (allErrors, details read)`,
+      cases: results.ajv_details,
+      last_refusal: lastRefusal,
+    },
     zod: { version: `zod ${load("zod/package.json").version}`, cases: results.zod },
   },
 };

@@ -307,6 +307,39 @@ fn peers_table(run: &Run, out: &mut String) {
     out.push('\n');
 }
 
+/// The schema refusals beside ajv stopping at the first mismatch (the peers table's column) and ajv doing a
+/// refusal's whole work (`ajv_details`: every error with path, keyword and message, and the summary text): what the
+/// strict decode's refusal, which lists every violation, costs against the same work.
+fn refusal_table(run: &Run, out: &mut String) {
+    if run.peer_median("ajv_details", "refund_string_for_integer").is_none() {
+        return;
+    }
+    out.push_str(
+        "#### Schema refusals beside ajv doing the same work (median per call; ajv ÷ ours)\n\n\
+         | case | strict decode (every violation, with details) | ajv, first mismatch, nothing read | ÷ ours | \
+         ajv, every error with its message | ÷ ours |\n|---|---:|---:|---:|---:|---:|\n",
+    );
+    for case in cases() {
+        if strict_outcome(case.tool, &case.arguments).err().as_deref() != Some("schema_violation") {
+            continue;
+        }
+        let ours = run.median("decode", case.name);
+        let first = run.peer_median("ajv", case.name);
+        let details = run.peer_median("ajv_details", case.name);
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {} |",
+            case.name,
+            time(ours),
+            time(first),
+            times(ratio(first, ours)),
+            time(details),
+            times(ratio(details, ours))
+        );
+    }
+    out.push('\n');
+}
+
 /// Operations per second of a store bench (its throughput is in elements per iteration).
 fn ops_per_second(run: &Run, name: &str, elements: f64) -> Option<f64> {
     run.median("claim_complete", name).map(|ns| elements * 1e9 / ns)
@@ -471,6 +504,7 @@ fn main() {
     targets(&run, &mut out);
     decode_table(&run, &mut out);
     peers_table(&run, &mut out);
+    refusal_table(&run, &mut out);
     store_table(&run, &mut out);
     end_to_end_table(&run, &mut out);
     print!("{out}");
@@ -500,6 +534,31 @@ mod tests {
         let above = scaling_note(Some(1.83), Some(1.61)).expect("above its ceiling");
         assert!(above.contains("above its own ceiling (1.61×)"), "{above}");
         assert_eq!(scaling_note(None, Some(1.8)), None);
+    }
+
+    #[test]
+    fn the_refusal_table_lists_the_schema_refusals_once_ajv_details_ran() {
+        let mut run = Run {
+            criterion: PathBuf::from("/nonexistent"),
+            python: Vec::new(),
+            peers: Vec::new(),
+            paired: Value::Null,
+            conditions: Value::Null,
+        };
+        let mut out = String::new();
+        refusal_table(&run, &mut out);
+        assert_eq!(out, "", "no ajv_details, no table");
+        run.peers.push(json!({"peers": {
+            "ajv": {"cases": {"refund_string_for_integer": {"median_ns": 400.0}}},
+            "ajv_details": {"cases": {"refund_string_for_integer": {"median_ns": 900.0},
+                "refund_unknown_field": {"median_ns": 950.0}}}
+        }}));
+        refusal_table(&run, &mut out);
+        assert!(out.contains("| refund_string_for_integer | – | 400 ns | – | 900 ns | – |"), "{out}");
+        assert!(out.contains("| refund_unknown_field | – | – | – | 950 ns | – |"), "{out}");
+        for other in ["refund_valid", "refund_invalid_json", "refund_duplicate_key", "order_4k"] {
+            assert!(!out.contains(other), "{other} is no schema refusal: {out}");
+        }
     }
 
     #[test]

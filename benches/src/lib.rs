@@ -186,7 +186,12 @@ fn hex(bytes: &[u8]) -> String {
 /// What the executor does with a call before it claims: the strict decode, then the idempotency key without a
 /// business request id (one SHA-256 over tenant, subject, tool and the digest the decode already computed, then
 /// its hex). Only valid cases are timed this way: a refused one panics, naming the case's tool.
-pub fn decode_and_key(call: &ToolCall, tools: &Tools, limits: &Limits, auth: &AuthContext) -> (Decoded, Sha256Hex) {
+pub fn decode_and_key<'t>(
+    call: &ToolCall,
+    tools: &'t Tools,
+    limits: &Limits,
+    auth: &AuthContext,
+) -> (Decoded<'t>, Sha256Hex) {
     let decoded = decode(call, tools, limits).unwrap_or_else(|error| panic!("{}: {error:?}", call.name));
     let key = derive_key(&KeyInput {
         auth,

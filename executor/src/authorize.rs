@@ -18,7 +18,7 @@ pub struct AccessInput<'a> {
     /// The trusted caller.
     pub auth: &'a AuthContext,
     /// The decoded call.
-    pub decoded: &'a Decoded,
+    pub decoded: &'a Decoded<'a>,
     /// The raw call (the reference check never reads it; it is here for broken variants).
     pub call: &'a ToolCall,
     /// Wall-clock now, Unix ms.
@@ -35,7 +35,7 @@ pub struct OwnershipInput<'a> {
     /// What the system of record said about it (`None`: no such resource).
     pub resource: Option<&'a Resource>,
     /// The decoded call.
-    pub decoded: &'a Decoded,
+    pub decoded: &'a Decoded<'a>,
     /// The raw call (the reference check never reads it).
     pub call: &'a ToolCall,
     /// The role that may act on resources of other owners in the same tenant.

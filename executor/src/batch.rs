@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use tokio::sync::watch;
 
 /// The conflict key of a decoded call, if its tool names a resource.
-pub fn conflict_key(tenant_id: &str, decoded: &Decoded) -> Option<String> {
+pub fn conflict_key(tenant_id: &str, decoded: &Decoded<'_>) -> Option<String> {
     decoded
         .tool
         .implementation
@@ -49,7 +49,7 @@ fn plan(keys: &[(Option<String>, bool)]) -> Vec<Vec<usize>> {
 impl Executor {
     /// Executes the tool calls of one model turn; answers in call order.
     pub async fn execute_batch(&self, requests: Vec<Request>) -> Vec<Envelope> {
-        let decoded: Vec<Result<Decoded, ErrorBody>> = requests
+        let decoded: Vec<Result<Decoded<'_>, ErrorBody>> = requests
             .iter()
             .map(|request| (self.stages().decode)(&request.call, self.tools(), &self.config().limits))
             .collect();

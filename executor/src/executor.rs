@@ -35,7 +35,7 @@ use std::time::Duration;
 #[derive(Clone, Copy)]
 pub struct Stages {
     /// Stage 1.
-    pub decode: fn(&ToolCall, &Tools, &Limits) -> Result<Decoded, ErrorBody>,
+    pub decode: for<'t> fn(&ToolCall, &'t Tools, &Limits) -> Result<Decoded<'t>, ErrorBody>,
     /// Stage 2a: identity, tool, scope, approval.
     pub check_access: fn(&AccessInput<'_>) -> Result<(), ErrorBody>,
     /// Stage 2b: resource ownership.
@@ -251,7 +251,7 @@ impl Executor {
     }
 
     /// Executes a call whose decode stage already ran (batches decode first to plan their order).
-    pub(crate) async fn execute_decoded(&self, request: &Request, decoded: Result<Decoded, ErrorBody>) -> Envelope {
+    pub(crate) async fn execute_decoded(&self, request: &Request, decoded: Result<Decoded<'_>, ErrorBody>) -> Envelope {
         let request_id = request.request_id.clone().unwrap_or_else(|| self.ids.next());
         let mut run = Run::start(request, request_id, &*self.clock);
         let envelope = self.pipeline(&mut run, decoded).await;
@@ -259,7 +259,7 @@ impl Executor {
         envelope
     }
 
-    async fn pipeline(&self, run: &mut Run<'_>, decoded: Result<Decoded, ErrorBody>) -> Envelope {
+    async fn pipeline(&self, run: &mut Run<'_>, decoded: Result<Decoded<'_>, ErrorBody>) -> Envelope {
         // 1. Decode.
         let decoded = match decoded {
             Ok(decoded) => decoded,
@@ -299,14 +299,14 @@ impl Executor {
         };
 
         // 4. Business rules.
-        let settled = match business::check_business_rules(&decoded.tool, &decoded.arguments, resource.as_ref()) {
+        let settled = match business::check_business_rules(decoded.tool, &decoded.arguments, resource.as_ref()) {
             Err(error) => Settled { state: State::FailedFinal, result: Err(error), downstream_request_id: None },
             // 5. Bound by deadline, and 6. call the tool.
             Ok(()) => self.call_tool(run, &decoded, held.as_ref()).await,
         };
 
         // 7. Validate output.
-        let mut settled = output::check_settled(self.stages.validate_output, &decoded.tool, settled);
+        let mut settled = output::check_settled(self.stages.validate_output, decoded.tool, settled);
         run.trail.downstream_request_id.clone_from(&settled.downstream_request_id);
         if let (Some(key), Ok(answer)) = (&task_key, &settled.result)
             && (self.stages.task_final)(answer)
@@ -324,7 +324,7 @@ impl Executor {
     }
 
     /// Stage 2: the access check, the resource lookup through its port, the ownership check.
-    async fn authorize(&self, run: &mut Run<'_>, decoded: &Decoded) -> Result<Option<Resource>, ErrorBody> {
+    async fn authorize(&self, run: &mut Run<'_>, decoded: &Decoded<'_>) -> Result<Option<Resource>, ErrorBody> {
         let now_ms = self.clock.wall_ms();
         let request = run.request;
         let auth = &request.auth;
@@ -366,7 +366,7 @@ impl Executor {
     }
 
     /// Stages 5 and 6: call the tool within the deadline (not at all once it has passed).
-    async fn call_tool(&self, run: &mut Run<'_>, decoded: &Decoded, held: Option<&Record>) -> Settled {
+    async fn call_tool(&self, run: &mut Run<'_>, decoded: &Decoded<'_>, held: Option<&Record>) -> Settled {
         let sent = AtomicBool::new(false);
         let context = run.context(held.map(|record| &*record.key), &sent);
         let invoke = AssertUnwindSafe(decoded.tool.implementation.invoke(&context, &decoded.arguments)).catch_unwind();
@@ -383,7 +383,7 @@ impl Executor {
     }
 
     /// The store key of a task poll's final answer; `None` for every other tool.
-    fn task_final_key(&self, run: &Run<'_>, decoded: &Decoded) -> Option<String> {
+    fn task_final_key(&self, run: &Run<'_>, decoded: &Decoded<'_>) -> Option<String> {
         if decoded.tool.implementation.task_role() != Some(TaskRole::Poll) {
             return None;
         }

@@ -97,7 +97,7 @@ impl<'r> Run<'r> {
     }
 
     /// Records what decoding established about the tool and the arguments.
-    pub(crate) fn note_decoded(&mut self, decoded: &Decoded, config: &Config) {
+    pub(crate) fn note_decoded(&mut self, decoded: &Decoded<'_>, config: &Config) {
         let spec = decoded.tool.spec();
         self.trail.tool_version = Some(spec.version.clone());
         self.trail.schema_version = Some(decoded.tool.schema_version.clone());
@@ -122,7 +122,7 @@ impl<'r> Run<'r> {
 }
 
 /// Audit arguments with sensitive and configured fields redacted (used when `audit_arguments` is on).
-fn audited_arguments(config: &Config, decoded: &Decoded) -> Value {
+fn audited_arguments(config: &Config, decoded: &Decoded<'_>) -> Value {
     let mut value = decoded.arguments.clone();
     let mut paths = decoded.tool.input.sensitive_paths();
     paths.extend(config.audit_redact.iter().cloned());

@@ -71,7 +71,7 @@ fn json_ish_bytes() -> impl Strategy<Value = Vec<u8>> {
 
 // ---- decode never panics ----------------------------------------------------------------------------------
 
-fn assert_input_refusal(result: &Result<decode::Decoded, callproof_executor::ErrorBody>) {
+fn assert_input_refusal(result: &Result<decode::Decoded<'_>, callproof_executor::ErrorBody>) {
     if let Err(error) = result {
         let info = error.code().info();
         assert!(

@@ -16,7 +16,6 @@ use crate::error::{ErrorBody, ErrorCode};
 use crate::registry::{Registered, Tools};
 use crate::request::{Arguments, ToolCall};
 use serde_json::Value;
-use std::sync::Arc;
 
 /// Bounds on untrusted input.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,11 +39,13 @@ impl Default for Limits {
     }
 }
 
-/// A decoded call: a known tool and arguments that passed every input check.
+/// A decoded call: a known tool and arguments that passed every input check. It borrows the tool from the
+/// registry it was decoded against (`'t`): a call is decoded and executed while that registry is held, and a
+/// borrow costs no reference count per call.
 #[derive(Debug, Clone)]
-pub struct Decoded {
+pub struct Decoded<'t> {
     /// The tool.
-    pub tool: Arc<Registered>,
+    pub tool: &'t Registered,
     /// The arguments, exactly as parsed.
     pub arguments: Value,
     /// SHA-256 of the canonical JSON of the arguments ([`crate::canonical`]): what the idempotency key is
@@ -58,10 +59,10 @@ pub struct Decoded {
 ///
 /// # Errors
 /// The first layer that refuses the call, as an error body with its details.
-pub fn decode(call: &ToolCall, tools: &Tools, limits: &Limits) -> Result<Decoded, ErrorBody> {
+pub fn decode<'t>(call: &ToolCall, tools: &'t Tools, limits: &Limits) -> Result<Decoded<'t>, ErrorBody> {
     let arguments = parse_arguments(&call.arguments, limits)?;
     let tool = find_tool(tools, &call.name)?;
-    check_schema(&tool, &arguments, limits)?;
+    check_schema(tool, &arguments, limits)?;
     Ok(finish(tool, arguments))
 }
 
@@ -92,8 +93,8 @@ pub(crate) fn parse_arguments(arguments: &Arguments, limits: &Limits) -> Result<
 ///
 /// # Errors
 /// `tool_not_found`.
-pub(crate) fn find_tool(tools: &Tools, name: &str) -> Result<Arc<Registered>, ErrorBody> {
-    tools.get(name).cloned().ok_or_else(|| {
+pub(crate) fn find_tool<'t>(tools: &'t Tools, name: &str) -> Result<&'t Registered, ErrorBody> {
+    tools.get(name).map(|tool| tool.as_ref()).ok_or_else(|| {
         let shown: String = name.chars().take(64).collect();
         ErrorBody::new(ErrorCode::ToolNotFound, "no tool has this exact name").with("tool", shown)
     })
@@ -142,7 +143,7 @@ pub(crate) fn check_schema(tool: &Registered, arguments: &Value, limits: &Limits
 }
 
 /// Canonical form and hash of arguments that passed every check.
-pub(crate) fn finish(tool: Arc<Registered>, arguments: Value) -> Decoded {
+pub(crate) fn finish(tool: &Registered, arguments: Value) -> Decoded<'_> {
     let arguments_digest = canonical_digest(&arguments);
     let arguments_hash = Sha256Hex::from_digest(&arguments_digest);
     Decoded { tool, arguments, arguments_digest, arguments_hash }

@@ -71,7 +71,7 @@ pub(crate) struct Protocol<'a> {
 
 impl Protocol<'_> {
     /// Stage 3: derives the key, then owns the record for this attempt or answers from it.
-    pub(crate) async fn claim(&self, run: &mut Run<'_>, decoded: &Decoded) -> Claimed {
+    pub(crate) async fn claim(&self, run: &mut Run<'_>, decoded: &Decoded<'_>) -> Claimed {
         let request = run.request;
         let key = (self.derive_key)(&KeyInput {
             auth: &request.auth,
@@ -114,7 +114,13 @@ impl Protocol<'_> {
     }
 
     /// What an existing record of the same operation means for this attempt; `None` to read it again.
-    async fn existing(&self, run: &mut Run<'_>, decoded: &Decoded, new: &NewRecord, record: Record) -> Option<Claimed> {
+    async fn existing(
+        &self,
+        run: &mut Run<'_>,
+        decoded: &Decoded<'_>,
+        new: &NewRecord,
+        record: Record,
+    ) -> Option<Claimed> {
         let now_ms = self.clock.wall_ms();
         match record.state {
             State::InProgress if record.lease_expires_ms > now_ms => {
@@ -151,8 +157,8 @@ impl Protocol<'_> {
     }
 
     /// Resolves an UNKNOWN record by the tool's plan, before anything is sent again.
-    async fn reconcile(&self, run: &mut Run<'_>, decoded: &Decoded, record: &Record) -> Reconciled {
-        match (self.plan)(&decoded.tool) {
+    async fn reconcile(&self, run: &mut Run<'_>, decoded: &Decoded<'_>, record: &Record) -> Reconciled {
+        match (self.plan)(decoded.tool) {
             Plan::Unresolvable => Reconciled::Answer(match record.outcome {
                 Some(_) => self.replay(run, record),
                 None => run.fail(
@@ -169,7 +175,7 @@ impl Protocol<'_> {
     }
 
     /// Asks the downstream what became of the earlier attempt, and settles the record by its answer.
-    async fn query_status(&self, run: &mut Run<'_>, decoded: &Decoded, record: &Record) -> Reconciled {
+    async fn query_status(&self, run: &mut Run<'_>, decoded: &Decoded<'_>, record: &Record) -> Reconciled {
         let now_ms = self.clock.wall_ms();
         let status = match self.status(run, decoded, record).await {
             Ok(status) => status,
@@ -189,7 +195,7 @@ impl Protocol<'_> {
         match status {
             Status::Completed(result) => {
                 let reported = Settled { state: State::Succeeded, result: Ok(result), downstream_request_id: None };
-                let settled = output::check_settled(self.validate_output, &decoded.tool, reported);
+                let settled = output::check_settled(self.validate_output, decoded.tool, reported);
                 run.meta.reconciled = true;
                 let envelope = run.envelope(settled.result);
                 self.settle_unknown(run, record, settled.state, Some(envelope)).await
@@ -210,7 +216,7 @@ impl Protocol<'_> {
     }
 
     /// The tool's status query for `record`'s key, within the call's deadline, a panic caught.
-    async fn status(&self, run: &Run<'_>, decoded: &Decoded, record: &Record) -> Result<Status, Cause> {
+    async fn status(&self, run: &Run<'_>, decoded: &Decoded<'_>, record: &Record) -> Result<Status, Cause> {
         let Some(query) = decoded.tool.implementation.status_query() else {
             return Err(Cause::NoStatusQuery);
         };

@@ -18,10 +18,10 @@ const IDENTITY_FIELDS: [&str; 3] = ["tenant_id", "user_id", "is_admin"];
 
 /// Decodes like the reference after converting strings to numbers and booleans to 0/1 where the schema wants
 /// a number ("100" → 100, true → 1).
-pub fn decode_coercing(call: &ToolCall, tools: &Tools, limits: &Limits) -> Result<Decoded, ErrorBody> {
+pub fn decode_coercing<'t>(call: &ToolCall, tools: &'t Tools, limits: &Limits) -> Result<Decoded<'t>, ErrorBody> {
     let mut arguments = decode::parse_arguments(&call.arguments, limits)?;
     let tool = decode::find_tool(tools, &call.name)?;
-    for_each_property(&mut arguments, &tool, |value, schema| {
+    for_each_property(&mut arguments, tool, |value, schema| {
         let wants_number = schema_types(schema).iter().any(|kind| kind == "integer" || kind == "number");
         match value {
             Value::String(text) if wants_number => {
@@ -33,21 +33,25 @@ pub fn decode_coercing(call: &ToolCall, tools: &Tools, limits: &Limits) -> Resul
             _ => {}
         }
     });
-    decode::check_schema(&tool, &arguments, limits)?;
+    decode::check_schema(tool, &arguments, limits)?;
     Ok(decode::finish(tool, arguments))
 }
 
 /// Decodes like the reference after dropping every argument the schema does not declare.
-pub fn decode_ignoring_unknown_fields(call: &ToolCall, tools: &Tools, limits: &Limits) -> Result<Decoded, ErrorBody> {
+pub fn decode_ignoring_unknown_fields<'t>(
+    call: &ToolCall,
+    tools: &'t Tools,
+    limits: &Limits,
+) -> Result<Decoded<'t>, ErrorBody> {
     let mut arguments = decode::parse_arguments(&call.arguments, limits)?;
     let tool = decode::find_tool(tools, &call.name)?;
-    drop_undeclared(&mut arguments, &tool);
-    decode::check_schema(&tool, &arguments, limits)?;
+    drop_undeclared(&mut arguments, tool);
+    decode::check_schema(tool, &arguments, limits)?;
     Ok(decode::finish(tool, arguments))
 }
 
 /// Decodes raw text with a plain `serde_json` parse, which keeps the last of two duplicate keys.
-pub fn decode_last_key_wins(call: &ToolCall, tools: &Tools, limits: &Limits) -> Result<Decoded, ErrorBody> {
+pub fn decode_last_key_wins<'t>(call: &ToolCall, tools: &'t Tools, limits: &Limits) -> Result<Decoded<'t>, ErrorBody> {
     let arguments = match &call.arguments {
         Arguments::Raw(text) => match serde_json::from_str::<Value>(text) {
             Ok(value) => Arguments::Value(value),
@@ -59,7 +63,11 @@ pub fn decode_last_key_wins(call: &ToolCall, tools: &Tools, limits: &Limits) -> 
 }
 
 /// Decodes like the reference but answers refusals without details: no path, no position, no reason.
-pub fn decode_without_details(call: &ToolCall, tools: &Tools, limits: &Limits) -> Result<Decoded, ErrorBody> {
+pub fn decode_without_details<'t>(
+    call: &ToolCall,
+    tools: &'t Tools,
+    limits: &Limits,
+) -> Result<Decoded<'t>, ErrorBody> {
     decode::decode(call, tools, limits).map_err(|mut error| {
         error.forge_details().clear();
         error
@@ -68,13 +76,17 @@ pub fn decode_without_details(call: &ToolCall, tools: &Tools, limits: &Limits) -
 
 /// Decodes like the reference after lifting `tenant_id`, `user_id` and `is_admin` out of the arguments (so
 /// the schema accepts them); [`ownership_from_arguments`] then believes them.
-pub fn decode_lifting_identity(call: &ToolCall, tools: &Tools, limits: &Limits) -> Result<Decoded, ErrorBody> {
+pub fn decode_lifting_identity<'t>(
+    call: &ToolCall,
+    tools: &'t Tools,
+    limits: &Limits,
+) -> Result<Decoded<'t>, ErrorBody> {
     let mut arguments = decode::parse_arguments(&call.arguments, limits)?;
     let tool = decode::find_tool(tools, &call.name)?;
     if let Some(members) = arguments.as_object_mut() {
         members.retain(|name, _| !IDENTITY_FIELDS.contains(&name.as_str()));
     }
-    decode::check_schema(&tool, &arguments, limits)?;
+    decode::check_schema(tool, &arguments, limits)?;
     Ok(decode::finish(tool, arguments))
 }
 

@@ -70,7 +70,7 @@ struct Fixture {
     store: Arc<dyn Store>,
     clock: Wall,
     tool: Arc<Scripted>,
-    decoded: Decoded,
+    decoded: Decoded<'static>,
     request: Request,
     plan: fn(&Registered) -> Plan,
     max_attempts: u32,
@@ -97,7 +97,9 @@ impl Fixture {
         let mut tools = Tools::new();
         tools.register(tool.clone()).expect("the tool registers");
         let call = ToolCall::value("call_1", "pay", json!({"n": 1}));
-        let decoded = decode::decode(&call, &tools, &Limits::default()).expect("the call decodes");
+        // A decoded call borrows its registry; the fixture's lives as long as the test process.
+        let tools: &'static Tools = Box::leak(Box::new(tools));
+        let decoded = decode::decode(&call, tools, &Limits::default()).expect("the call decodes");
         let request = Request::new(call, AuthContext::new("u_1", "t_1", &[]));
         Fixture {
             store,

@@ -221,17 +221,19 @@ fn decode_table(run: &Run, out: &mut String) {
         let floor = run.paired(case, "floor_ns");
         let decode = run.paired(case, "decode_ns");
         let full = run.paired(case, "decode_key_ns");
-        let _ = writeln!(
-            out,
-            "| {case} | {} | {} | {} | {} | {} |",
-            time(floor),
-            time(decode),
-            times(ratio(decode, floor)),
-            time(full),
-            times(ratio(full, floor))
-        );
+        beside_row(out, case, floor, &[decode, full]);
     }
     out.push('\n');
+}
+
+/// A table row: `name`, the time `base`, then each of `others` with its ratio to `base`.
+fn beside_row(out: &mut String, name: &str, base: Option<f64>, others: &[Option<f64>]) {
+    let mut cells = vec![name.to_owned(), time(base)];
+    for &other in others {
+        cells.push(time(other));
+        cells.push(times(ratio(other, base)));
+    }
+    let _ = writeln!(out, "| {} |", cells.join(" | "));
 }
 
 /// What the strict decode does with a payload: `ok` with the arguments hash, or the refusal's code.
@@ -326,16 +328,7 @@ fn refusal_table(run: &Run, out: &mut String) {
         let ours = run.median("decode", case.name);
         let first = run.peer_median("ajv", case.name);
         let details = run.peer_median("ajv_details", case.name);
-        let _ = writeln!(
-            out,
-            "| {} | {} | {} | {} | {} | {} |",
-            case.name,
-            time(ours),
-            time(first),
-            times(ratio(first, ours)),
-            time(details),
-            times(ratio(details, ours))
-        );
+        beside_row(out, case.name, ours, &[first, details]);
     }
     out.push('\n');
 }

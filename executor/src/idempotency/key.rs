@@ -44,23 +44,30 @@ pub struct KeyInput<'a> {
 /// The reference key derivation. For short names (the conformance app's ids) the material fits one SHA-256
 /// block, which is compressed directly; the arguments, whatever their size, are never hashed again.
 pub fn derive_key(input: &KeyInput<'_>) -> Sha256Hex {
-    let names = [input.auth.tenant_id.as_str(), input.auth.subject_id.as_str(), input.tool];
-    let (tag, operation): (u8, &[u8]) = match input.business_request_id {
-        Some(id) => (BUSINESS, id.as_bytes()),
-        None => (ARGUMENTS, input.arguments_digest),
+    let (tag, operation): (&[u8], &[u8]) = match input.business_request_id {
+        Some(id) => (&[BUSINESS], id.as_bytes()),
+        None => (&[ARGUMENTS], input.arguments_digest),
     };
-    let length = names.iter().map(|name| name.len() + 1).sum::<usize>() + 1 + operation.len();
-    if length <= ONE_BLOCK_MATERIAL {
-        return Sha256Hex::from_digest(&one_block_digest(&names, tag, operation, length));
-    }
-    let mut hasher = Sha256::new();
-    for name in names {
-        hasher.update(name.as_bytes());
-        hasher.update([END]);
-    }
-    hasher.update([tag]);
-    hasher.update(operation);
-    Sha256Hex::from_digest(&hasher.finalize().into())
+    // The material, in order; both ways of hashing it below read these pieces and nothing else.
+    let pieces: [&[u8]; 8] = [
+        input.auth.tenant_id.as_bytes(),
+        &[END],
+        input.auth.subject_id.as_bytes(),
+        &[END],
+        input.tool.as_bytes(),
+        &[END],
+        tag,
+        operation,
+    ];
+    let length = pieces.iter().map(|piece| piece.len()).sum();
+    let digest = if length <= ONE_BLOCK_MATERIAL {
+        one_block_digest(&pieces, length)
+    } else {
+        let mut hasher = Sha256::new();
+        pieces.iter().for_each(|piece| hasher.update(piece));
+        hasher.finalize().into()
+    };
+    Sha256Hex::from_digest(&digest)
 }
 
 /// The most material whose SHA-256 is one block: 64 bytes less the `0x80` that ends it and the 8-byte length.
@@ -70,19 +77,16 @@ const ONE_BLOCK_MATERIAL: usize = 55;
 const INITIAL_STATE: [u32; 8] =
     [0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19];
 
-/// SHA-256 of material of at most [`ONE_BLOCK_MATERIAL`] bytes (`length`), padded by hand into the one block it
-/// takes (FIPS 180-4, section 5.1.1) and compressed once: the digest `Sha256::digest` gives, without the
-/// hasher's buffering of eight small updates.
-fn one_block_digest(names: &[&str; 3], tag: u8, operation: &[u8], length: usize) -> [u8; 32] {
+/// SHA-256 of `pieces`, `length` bytes in all and at most [`ONE_BLOCK_MATERIAL`], padded by hand into the one
+/// block they take (FIPS 180-4, section 5.1.1) and compressed once: the digest `Sha256::digest` gives, without
+/// the hasher's buffering of eight small updates.
+fn one_block_digest(pieces: &[&[u8]], length: usize) -> [u8; 32] {
     let mut block = [0u8; 64];
     let mut at = 0;
-    for name in names {
-        block[at..at + name.len()].copy_from_slice(name.as_bytes());
-        block[at + name.len()] = END;
-        at += name.len() + 1;
+    for piece in pieces {
+        block[at..at + piece.len()].copy_from_slice(piece);
+        at += piece.len();
     }
-    block[at] = tag;
-    block[at + 1..length].copy_from_slice(operation);
     block[length] = 0x80;
     block[56..].copy_from_slice(&(length as u64 * 8).to_be_bytes());
     let mut state = INITIAL_STATE;

@@ -346,7 +346,13 @@ fn store_table(run: &Run, out: &mut String) {
     out.push_str("### In-memory idempotency store (claim + complete)\n\n");
     out.push_str("| store | 1 thread | 2 threads, disjoint keys | scaling | 2 threads, same keys |\n");
     out.push_str("|---|---:|---:|---:|---:|\n");
-    for (store, label) in [("memory_store", "MemoryStore"), ("mutex_hashmap", "Mutex<HashMap> (baseline)")] {
+    let stores = [
+        ("memory_store", "MemoryStore"),
+        ("mutex_hashmap", "Mutex<HashMap> (baseline)"),
+        ("dashmap", "DashMap (peer)"),
+        ("scc", "scc::HashMap (peer)"),
+    ];
+    for (store, label) in stores {
         let one = ops_per_second(run, &format!("{store}_1_thread"), 1.0);
         let two = ops_per_second(run, &format!("{store}_2_threads_disjoint"), 2.0);
         let same = ops_per_second(run, &format!("{store}_2_threads_same_keys"), 1.0);
@@ -374,7 +380,12 @@ fn store_table(run: &Run, out: &mut String) {
         ops_per_second(run, "memory_store_2_threads_disjoint", 2.0),
         ops_per_second(run, "mutex_hashmap_2_threads_disjoint", 2.0),
     );
-    let _ = writeln!(out, "\nMemoryStore ÷ baseline: {} on 1 thread, {} on 2 threads.\n", times(one), times(two));
+    let _ = writeln!(out, "\nMemoryStore ÷ baseline: {} on 1 thread, {} on 2 threads.", times(one), times(two));
+    let peers = ["dashmap", "scc"].map(|peer| {
+        let peer_two = ops_per_second(run, &format!("{peer}_2_threads_disjoint"), 2.0);
+        times(ratio(ops_per_second(run, "memory_store_2_threads_disjoint", 2.0), peer_two))
+    });
+    let _ = writeln!(out, "MemoryStore ÷ peer on 2 threads: {} DashMap, {} scc::HashMap.\n", peers[0], peers[1]);
 }
 
 fn end_to_end_table(run: &Run, out: &mut String) {
@@ -552,6 +563,41 @@ mod tests {
         for other in ["refund_valid", "refund_invalid_json", "refund_duplicate_key", "order_4k"] {
             assert!(!out.contains(other), "{other} is no schema refusal: {out}");
         }
+    }
+
+    #[test]
+    fn the_store_table_sets_the_peers_beside_the_store() {
+        let criterion = std::env::temp_dir().join(format!("callproof-ratios-store-{}", std::process::id()));
+        // Median ns per iteration; a two-thread row does two operations per iteration.
+        for (name, ns) in [
+            ("memory_store_1_thread", 100.0),
+            ("memory_store_2_threads_disjoint", 250.0),
+            ("mutex_hashmap_1_thread", 200.0),
+            ("dashmap_1_thread", 200.0),
+            ("dashmap_2_threads_disjoint", 500.0),
+            ("scc_2_threads_disjoint", 1000.0),
+            ("memory_store_2_threads_private", 125.0),
+        ] {
+            let dir = criterion.join("claim_complete").join(name).join("new");
+            std::fs::create_dir_all(&dir).expect("temp dir");
+            let estimates = json!({"median": {"point_estimate": ns}}).to_string();
+            std::fs::write(dir.join("estimates.json"), estimates).expect("estimates");
+        }
+        let run = Run {
+            criterion: criterion.clone(),
+            python: Vec::new(),
+            peers: Vec::new(),
+            paired: Value::Null,
+            conditions: Value::Null,
+        };
+        let mut out = String::new();
+        store_table(&run, &mut out);
+        let _ = std::fs::remove_dir_all(&criterion);
+        assert!(out.contains("| MemoryStore | 10.00 M/s | 8.00 M/s | 0.80× |"), "{out}");
+        assert!(out.contains("| DashMap (peer) | 5.00 M/s | 4.00 M/s | 0.80× |"), "{out}");
+        assert!(out.contains("| scc::HashMap (peer) | – | 2.00 M/s | – |"), "{out}");
+        assert!(out.contains("ceiling: nothing shared) | 10.00 M/s | 16.00 M/s | 1.60×"), "{out}");
+        assert!(out.contains("MemoryStore ÷ peer on 2 threads: 2.00× DashMap, 4.00× scc::HashMap."), "{out}");
     }
 
     #[test]

@@ -2,17 +2,14 @@
 //! (`MemoryStore::claim_now` / `compare_and_set_now`, the same code the async `Store` methods run), on one
 //! thread, on two threads with disjoint keys and on two threads racing for the same keys; and the same work in the
 //! same run on a `Mutex<HashMap<Arc<str>, Record>>` (the baseline) and on the two concurrent maps a Rust user
-//! would reach for instead, `dashmap::DashMap` and `scc::HashMap` (the peers).
+//! would pick instead, `dashmap::DashMap` and `scc::HashMap` (the peers).
 //!
 //! One element is one business operation: a claim of a fresh key and the completion of that claim (a
 //! compare-and-set IN_PROGRESS → SUCCEEDED with a stored answer). Keys, records and answers are built untimed, a
-//! chunk at a time just before they are used. Each store is a long-lived one at its working size: it is filled to
-//! 10 000 records and emptied by retention once, untimed, before timing starts, and emptied again (untimed, while
-//! no thread is timed) whenever it holds 10 000 records. So the timed loop reuses memory the store already owns,
-//! as a store under retention does. (Until 2026-12-04 every 10 000 records went to a fresh store kept until the
-//! end of the measurement: each record then landed on memory never touched before, and on this VM the kernel's
-//! page faults took more of the time than the store did.) With two threads, the time of a chunk runs from the
-//! first thread's start to the last one's finish.
+//! chunk at a time just before they are used; a store fills up to 10 000 records, then the bench moves to a fresh
+//! one (built untimed; every store is dropped after the measurement, so each record lands on memory never
+//! touched before, and the kernel's page faults are part of what is timed: BENCHMARKS.md, "Two threads, run 12").
+//! With two threads, the time of a chunk runs from the first thread's start to the last one's finish.
 
 use callproof_executor::canonical::sha256_hex;
 use callproof_executor::idempotency::{NewRecord, Record, State, Update, Version};
@@ -29,8 +26,6 @@ trait Claims: Default + Sync {
     fn claim(&self, new: &NewRecord) -> bool;
     /// Whether the compare-and-set applied.
     fn complete(&self, key: &str, expected: Version, update: Update) -> bool;
-    /// Retention: deletes every settled record, keeping the memory the store has grown to.
-    fn retire(&self);
 }
 
 impl Claims for MemoryStore {
@@ -40,10 +35,6 @@ impl Claims for MemoryStore {
 
     fn complete(&self, key: &str, expected: Version, update: Update) -> bool {
         self.compare_and_set_now(key, expected, update)
-    }
-
-    fn retire(&self) {
-        self.purge_expired_now(u64::MAX);
     }
 }
 
@@ -66,10 +57,6 @@ impl Claims for MutexHashMap {
     fn complete(&self, key: &str, expected: Version, update: Update) -> bool {
         let mut map = self.0.lock().unwrap_or_else(PoisonError::into_inner);
         settle(map.get_mut(key), expected, update)
-    }
-
-    fn retire(&self) {
-        self.0.lock().unwrap_or_else(PoisonError::into_inner).clear();
     }
 }
 
@@ -94,13 +81,9 @@ impl Claims for Dash {
     fn complete(&self, key: &str, expected: Version, update: Update) -> bool {
         settle(self.0.get_mut(key).as_deref_mut(), expected, update)
     }
-
-    fn retire(&self) {
-        self.0.clear();
-    }
 }
 
-/// A peer: `scc::HashMap`, one array of buckets each with its own lock, resized without blocking.
+/// A peer: `scc::HashMap`, one array of buckets, each with its own lock, resized without blocking.
 #[derive(Default)]
 struct Scc(scc::HashMap<Arc<str>, Record>);
 
@@ -121,13 +104,9 @@ impl Claims for Scc {
     fn complete(&self, key: &str, expected: Version, update: Update) -> bool {
         settle(self.0.get_sync(key).as_deref_mut(), expected, update)
     }
-
-    fn retire(&self) {
-        self.0.clear_sync();
-    }
 }
 
-/// The compare-and-set every store does on completion.
+/// The compare-and-set every store here does on completion.
 fn settle(record: Option<&mut Record>, expected: Version, update: Update) -> bool {
     match record {
         Some(record) if record.version() == expected => {
@@ -141,10 +120,8 @@ fn settle(record: Option<&mut Record>, expected: Version, update: Update) -> boo
 /// Operations are prepared in chunks this long, right before they run, so their inputs are in cache as the
 /// executor's would be (it derives a key just before it claims it).
 const CHUNK: u64 = 5_000;
-/// Records a store holds before retention empties it (untimed).
+/// Records one store holds before the bench moves on to a fresh one (dropped untimed).
 const RECORDS_PER_STORE: u64 = 10_000;
-/// The lane of the keys that bring a store to its working size before timing.
-const WARM_UP_LANE: usize = usize::MAX;
 
 /// One business operation, prepared before timing.
 struct Operation {
@@ -189,33 +166,21 @@ fn run<S: Claims>(store: &S, work: Vec<Operation>) -> u64 {
     completed
 }
 
-/// A store at its working size: filled to [`RECORDS_PER_STORE`] records and emptied by retention.
-fn warmed<S: Claims>() -> S {
-    let store = S::default();
-    for chunk in 0..RECORDS_PER_STORE / CHUNK {
-        run(&store, operations(WARM_UP_LANE, chunk));
-    }
-    store.retire();
-    store
-}
-
+/// `threads` threads run `iters` operations each (`same_keys`: all threads race for one set of `iters` keys).
+/// Chunk by chunk, every thread prepares its inputs, all are released together by a barrier, and the chunk's
+/// time is from the first start to the last finish. Returns the sum over chunks.
 /// How the threads of a run share the stores.
 #[derive(Clone, Copy, PartialEq)]
 enum Sharing {
-    /// One store, each thread its own keys.
+    /// One store set, each thread its own keys.
     Disjoint,
-    /// One store, every thread the same keys (they race; one completes each).
+    /// One store set, every thread the same keys (they race; one completes each).
     SameKeys,
-    /// Each thread its own store: nothing shared but the machine, the allocator and the barrier. The
+    /// Each thread its own store set: nothing shared but the machine, the allocator and the barrier. The
     /// scaling of this run is the ceiling a shared store can reach here.
     Private,
 }
 
-/// `threads` threads run `iters` operations each (`same_keys`: all threads race for one set of `iters` keys).
-/// Chunk by chunk, every thread prepares its inputs, all are released together by a barrier, and the chunk's
-/// time is from the first start to the last finish. Between chunks, once every thread has finished, a store
-/// that holds [`RECORDS_PER_STORE`] records is emptied by its owner (thread 0 for a shared store). Returns the
-/// sum over chunks.
 fn timed<S: Claims>(threads: usize, iters: u64, sharing: Sharing) -> Duration {
     let same_keys = sharing == Sharing::SameKeys;
     let chunks = iters.div_ceil(CHUNK);
@@ -224,27 +189,25 @@ fn timed<S: Claims>(threads: usize, iters: u64, sharing: Sharing) -> Duration {
         Sharing::SameKeys | Sharing::Private => CHUNK,
     };
     let chunks_per_store = (RECORDS_PER_STORE / records_per_chunk).max(1);
-    let stores: Vec<S> = (0..if sharing == Sharing::Private { threads } else { 1 }).map(|_| warmed()).collect();
-    let line = Barrier::new(threads);
+    let sets = if sharing == Sharing::Private { threads } else { 1 };
+    let stores: Vec<Vec<S>> =
+        (0..sets).map(|_| (0..chunks.div_ceil(chunks_per_store)).map(|_| S::default()).collect()).collect();
+    let start_line = Barrier::new(threads);
     let (spans, completed): (Vec<Vec<(Instant, Instant)>>, Vec<u64>) = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)
             .map(|thread| {
-                let (store, line) = (&stores[thread % stores.len()], &line);
-                let owner = thread < stores.len();
+                let (stores, start_line) = (&stores[thread % sets], &start_line);
                 scope.spawn(move || {
                     let lane = if same_keys { 0 } else { thread };
                     let mut spans = Vec::with_capacity(chunks as usize);
                     let mut completed = 0;
                     for chunk in 0..chunks {
                         let work = operations(lane, chunk);
-                        line.wait();
+                        let store = &stores[(chunk / chunks_per_store) as usize];
+                        start_line.wait();
                         let start = Instant::now();
                         completed += run(store, work);
                         spans.push((start, Instant::now()));
-                        line.wait();
-                        if owner && (chunk + 1) % chunks_per_store == 0 {
-                            store.retire();
-                        }
                     }
                     (spans, completed)
                 })
@@ -279,7 +242,7 @@ fn bench_store<S: Claims>(group: &mut BenchmarkGroup<'_, WallTime>, name: &str) 
     });
 }
 
-/// Two threads, each with a store of its own: the scaling ceiling of this machine for this work.
+/// Two threads, each with stores of its own: the scaling ceiling of this machine for this work.
 fn bench_ceiling<S: Claims>(group: &mut BenchmarkGroup<'_, WallTime>, name: &str) {
     group.throughput(Throughput::Elements(2));
     group.bench_function(format!("{name}_2_threads_private"), |b| {

@@ -98,19 +98,6 @@ impl MemoryStore {
         }
     }
 
-    /// Synchronous retention, for benchmarks and embedded callers: deletes the records that may expire and were
-    /// last updated before `updated_before_ms`, and returns how many. The tables keep their capacity, so a store
-    /// that retention keeps at a steady size stops growing.
-    pub fn purge_expired_now(&self, updated_before_ms: u64) -> u64 {
-        let mut purged = 0;
-        for mut shard in self.each_shard() {
-            let before = shard.len();
-            shard.retain(|Slot { record, .. }| !(record.state.may_expire() && record.updated_ms < updated_before_ms));
-            purged += (before - shard.len()) as u64;
-        }
-        purged
-    }
-
     /// The record of `key`, if any.
     fn load_now(&self, key: &str) -> Option<Record> {
         let hash = self.hash(key);
@@ -157,7 +144,13 @@ impl Store for MemoryStore {
     }
 
     async fn purge_expired(&self, updated_before_ms: u64) -> Result<u64, StoreError> {
-        Ok(self.purge_expired_now(updated_before_ms))
+        let mut purged = 0;
+        for mut shard in self.each_shard() {
+            let before = shard.len();
+            shard.retain(|Slot { record, .. }| !(record.state.may_expire() && record.updated_ms < updated_before_ms));
+            purged += (before - shard.len()) as u64;
+        }
+        Ok(purged)
     }
 }
 

@@ -256,7 +256,9 @@ pub(crate) fn table_category(code: ErrorCode) -> Category {
 /// per-answer noise (a date-time, an opaque token such as a trace id: [`noise`]). Two refusals that must be
 /// indistinguishable are compared this way, so a message that quotes an id it was given, or stamps the time, is
 /// fine.
-pub(crate) fn error_without_ids(call: &CallRecord, about: &str) -> Option<serde_json::Value> {
+///
+/// `known` are the scenario's fixture ids ([`fixture_ids`]): the noise filter never blanks them.
+pub(crate) fn error_without_ids(call: &CallRecord, about: &str, known: &[&str]) -> Option<serde_json::Value> {
     use serde_json::Value;
     let envelope = call.envelope()?;
     let error = envelope.raw().get("error")?;
@@ -269,19 +271,28 @@ pub(crate) fn error_without_ids(call: &CallRecord, about: &str) -> Option<serde_
     // half-blanks `call_10`.
     ids.retain(|id| id.len() >= SHORT_ID || id.chars().any(|c| c.is_ascii_digit()));
     ids.sort_by_key(|id| std::cmp::Reverse(id.len()));
-    fn blanked(value: &Value, ids: &[&str]) -> Value {
+    fn blanked(value: &Value, ids: &[&str], known: &[&str]) -> Value {
         match value {
             Value::String(text) => {
-                Value::String(noise::blank_noise(&ids.iter().fold(text.clone(), |text, id| blank_id(&text, id))))
+                Value::String(noise::blank_noise(&ids.iter().fold(text.clone(), |text, id| blank_id(&text, id)), known))
             }
-            Value::Array(items) => Value::Array(items.iter().map(|item| blanked(item, ids)).collect()),
+            Value::Array(items) => Value::Array(items.iter().map(|item| blanked(item, ids, known)).collect()),
             Value::Object(map) => {
-                Value::Object(map.iter().map(|(name, value)| (name.clone(), blanked(value, ids))).collect())
+                Value::Object(map.iter().map(|(name, value)| (name.clone(), blanked(value, ids, known))).collect())
             }
             other => other.clone(),
         }
     }
-    Some(blanked(error, &ids))
+    Some(blanked(error, &ids, known))
+}
+
+/// Every id the scenario's fixtures hold: each order's and account's own id, tenant and owner.
+pub(crate) fn fixture_ids(scenario: &Scenario) -> Vec<&str> {
+    let fixtures = &scenario.fixtures;
+    let orders = fixtures.orders.iter().flat_map(|order| [&order.order_id, &order.tenant_id, &order.owner_id]);
+    let accounts =
+        fixtures.accounts.iter().flat_map(|account| [&account.account_id, &account.tenant_id, &account.owner_id]);
+    orders.chain(accounts).map(String::as_str).collect()
 }
 
 /// Ids shorter than this are blanked only where they stand alone.

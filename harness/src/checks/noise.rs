@@ -6,7 +6,9 @@
 //! are. docs/errors.md lets `message` and `details` vary from call to call; an executor that stamps its errors
 //! with the time or a fresh trace id varies them for every call alike, a missing resource and a foreign one
 //! included. Words are never blanked, so a message that says "not found" to one and "not allowed" to the other
-//! still differs.
+//! still differs. Nor is an id the scenario's fixtures hold (an order, an account, a tenant, an owner), however
+//! opaque it looks: no executor stamps those per answer, and one that names another tenant's owner in a refusal
+//! leaks exactly what the comparison is there to catch.
 
 use regex::Regex;
 use std::sync::OnceLock;
@@ -35,16 +37,15 @@ fn opaque(token: &str) -> bool {
     token.len() >= SHORTEST_OPAQUE && token.bytes().any(|byte| byte.is_ascii_digit())
 }
 
-/// `text` with every date-time replaced by `<time>` and every opaque token by `<token>`.
-pub(super) fn blank_noise(text: &str) -> String {
+/// `text` with every date-time replaced by `<time>` and every opaque token by `<token>`, except the tokens in
+/// `known` (the fixtures' ids), which stay as they are.
+pub(super) fn blank_noise(text: &str, known: &[&str]) -> String {
     let timeless = date_time().replace_all(text, "<time>");
     token()
-        .replace_all(
-            &timeless,
-            |found: &regex::Captures<'_>| {
-                if opaque(&found[0]) { "<token>".to_owned() } else { found[0].to_owned() }
-            },
-        )
+        .replace_all(&timeless, |found: &regex::Captures<'_>| {
+            let token = &found[0];
+            if opaque(token) && !known.contains(&token) { "<token>".to_owned() } else { token.to_owned() }
+        })
         .into_owned()
 }
 
@@ -55,13 +56,13 @@ mod tests {
     #[test]
     fn times_and_opaque_tokens_are_blanked() {
         assert_eq!(
-            blank_noise("the resource is not accessible (at 2026-12-04T02:41:07.123Z)"),
+            blank_noise("the resource is not accessible (at 2026-12-04T02:41:07.123Z)", &[]),
             "the resource is not accessible (at <time>)"
         );
-        assert_eq!(blank_noise("at 2026-12-04 02:41:07+01:00"), "at <time>");
-        assert_eq!(blank_noise("4bf92f3577b34da6a3ce929d0e0e4736"), "<token>");
-        assert_eq!(blank_noise("trace 4bf92f35-77b3-4da6-a3ce-929d0e0e4736."), "trace <token>.");
-        assert_eq!(blank_noise("since 1733280000000"), "since <token>");
+        assert_eq!(blank_noise("at 2026-12-04 02:41:07+01:00", &[]), "at <time>");
+        assert_eq!(blank_noise("4bf92f3577b34da6a3ce929d0e0e4736", &[]), "<token>");
+        assert_eq!(blank_noise("trace 4bf92f35-77b3-4da6-a3ce-929d0e0e4736.", &[]), "trace <token>.");
+        assert_eq!(blank_noise("since 1733280000000", &[]), "since <token>");
     }
 
     #[test]
@@ -72,15 +73,28 @@ mod tests {
             "utf8 text of 1048576 bytes",
             "order_000_was_not_found_in_tenant_2",
         ] {
-            assert_eq!(blank_noise(text), text);
+            assert_eq!(blank_noise(text, &[]), text);
         }
     }
 
     #[test]
     fn messages_that_tell_resources_apart_still_differ() {
         assert_ne!(
-            blank_noise("order was not found (at 2026-12-04T02:41:07Z)"),
-            blank_noise("order is not accessible (at 2026-12-04T02:41:08Z)")
+            blank_noise("order was not found (at 2026-12-04T02:41:07Z)", &[]),
+            blank_noise("order is not accessible (at 2026-12-04T02:41:08Z)", &[])
+        );
+    }
+
+    #[test]
+    fn the_fixtures_ids_are_never_noise() {
+        let owner = "owner-7f3a9c21";
+        assert_eq!(blank_noise("held by owner-7f3a9c21", &[owner]), "held by owner-7f3a9c21");
+        assert_eq!(blank_noise("held by owner-7f3a9c21", &[]), "held by <token>");
+        assert_ne!(blank_noise("held by owner-7f3a9c21", &[owner]), blank_noise("held by owner-0000aaaa", &[owner]));
+        assert_eq!(
+            blank_noise("trace 4bf92f3577b34da6 for owner-7f3a9c21", &[owner]),
+            "trace <token> for owner-7f3a9c21",
+            "other tokens are still noise"
         );
     }
 }

@@ -10,7 +10,7 @@
 //! definite refusals are compared (authorization and business categories); a lookup that failed, a deadline or
 //! an idempotency answer is about something else.
 
-use super::{Check, CheckId, Context, Judgement, Level, Outcome, error_without_ids, table_category};
+use super::{Check, CheckId, Context, Judgement, Level, Outcome, error_without_ids, fixture_ids, table_category};
 use crate::transcript::CallRecord;
 use callproof_executor::error::Category;
 use serde_json::Value;
@@ -58,6 +58,7 @@ fn run(context: &Context<'_>) -> Outcome {
     let mut judgement = Judgement::new();
     // Per (tool, caller, the other arguments): the first definite refusal and the call that gave it.
     let mut first: BTreeMap<(&str, &str, String), (&CallRecord, Value)> = BTreeMap::new();
+    let known = fixture_ids(context.scenario);
     for call in &context.transcript.calls {
         // An approval is bound to its arguments: a call carrying one may be refused for it, not for the resource.
         let Some(probe) = probe(context, call).filter(|_| call.approval.is_none()) else { continue };
@@ -65,7 +66,7 @@ fn run(context: &Context<'_>) -> Outcome {
         let definite = envelope
             .code()
             .is_some_and(|code| matches!(table_category(code), Category::Authorization | Category::Business));
-        let Some(error) = error_without_ids(call, &probe.resource_id).filter(|_| definite) else { continue };
+        let Some(error) = error_without_ids(call, &probe.resource_id, &known).filter(|_| definite) else { continue };
         let group = (call.tool.as_str(), call.auth.as_str(), probe.rest);
         match first.get(&group) {
             None => {
@@ -141,6 +142,19 @@ mod tests {
         ))
         .with_scenario(&orders())
         .passes(&CHECK);
+    }
+
+    #[test]
+    fn a_foreign_owners_id_is_not_taken_for_a_trace_id() {
+        // The foreign order's owner has an id that looks like any opaque token; a refusal that names it in place
+        // of the trace id a missing order gets leaks whose order it is.
+        let world = orders().replace(r#"owner_id = "u_mallory""#, r#"owner_id = "usr-9f2c41d7e0""#);
+        history(&pair("forbidden trace_id=usr-9f2c41d7e0", "forbidden trace_id=0af7651916cd43dd"))
+            .with_scenario(&world)
+            .fails(&CHECK, "refused inaccessible resources differently");
+        history(&pair("forbidden trace_id=4bf92f3577b34da6", "forbidden trace_id=0af7651916cd43dd"))
+            .with_scenario(&world)
+            .passes(&CHECK);
     }
 
     #[test]

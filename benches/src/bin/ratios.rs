@@ -366,6 +366,7 @@ fn store_table(run: &Run, out: &mut String) {
         );
     }
     let one = ops_per_second(run, "memory_store_1_thread", 1.0);
+    let two = ops_per_second(run, "memory_store_2_threads_disjoint", 2.0);
     let private = ops_per_second(run, "memory_store_2_threads_private", 2.0);
     let _ = writeln!(
         out,
@@ -374,18 +375,22 @@ fn store_table(run: &Run, out: &mut String) {
         millions(private),
         times(ratio(private, one))
     );
-    let one =
-        ratio(ops_per_second(run, "memory_store_1_thread", 1.0), ops_per_second(run, "mutex_hashmap_1_thread", 1.0));
-    let two = ratio(
-        ops_per_second(run, "memory_store_2_threads_disjoint", 2.0),
-        ops_per_second(run, "mutex_hashmap_2_threads_disjoint", 2.0),
+    // MemoryStore ÷ another store on `threads` threads (disjoint keys).
+    let over = |store: &str, threads: &str, elements: f64, ours: Option<f64>| {
+        times(ratio(ours, ops_per_second(run, &format!("{store}_{threads}"), elements)))
+    };
+    let _ = writeln!(
+        out,
+        "\nMemoryStore ÷ baseline: {} on 1 thread, {} on 2 threads.",
+        over("mutex_hashmap", "1_thread", 1.0, one),
+        over("mutex_hashmap", "2_threads_disjoint", 2.0, two)
     );
-    let _ = writeln!(out, "\nMemoryStore ÷ baseline: {} on 1 thread, {} on 2 threads.", times(one), times(two));
-    let peers = ["dashmap", "scc"].map(|peer| {
-        let peer_two = ops_per_second(run, &format!("{peer}_2_threads_disjoint"), 2.0);
-        times(ratio(ops_per_second(run, "memory_store_2_threads_disjoint", 2.0), peer_two))
-    });
-    let _ = writeln!(out, "MemoryStore ÷ peer on 2 threads: {} DashMap, {} scc::HashMap.\n", peers[0], peers[1]);
+    let _ = writeln!(
+        out,
+        "MemoryStore ÷ peer on 2 threads: {} DashMap, {} scc::HashMap.\n",
+        over("dashmap", "2_threads_disjoint", 2.0, two),
+        over("scc", "2_threads_disjoint", 2.0, two)
+    );
 }
 
 fn end_to_end_table(run: &Run, out: &mut String) {
@@ -520,6 +525,11 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// A run with nothing but its criterion folder.
+    fn empty_run(criterion: PathBuf) -> Run {
+        Run { criterion, python: Vec::new(), peers: Vec::new(), paired: Value::Null, conditions: Value::Null }
+    }
+
     #[test]
     fn a_run_above_one_and_a_half_load_per_core_is_noisy() {
         let run = |before: f64, after: f64| json!({"cores": 2, "load_before": before, "load_after": after});
@@ -542,13 +552,7 @@ mod tests {
 
     #[test]
     fn the_refusal_table_lists_the_schema_refusals_once_ajv_details_ran() {
-        let mut run = Run {
-            criterion: PathBuf::from("/nonexistent"),
-            python: Vec::new(),
-            peers: Vec::new(),
-            paired: Value::Null,
-            conditions: Value::Null,
-        };
+        let mut run = empty_run(PathBuf::from("/nonexistent"));
         let mut out = String::new();
         refusal_table(&run, &mut out);
         assert_eq!(out, "", "no ajv_details, no table");
@@ -583,13 +587,7 @@ mod tests {
             let estimates = json!({"median": {"point_estimate": ns}}).to_string();
             std::fs::write(dir.join("estimates.json"), estimates).expect("estimates");
         }
-        let run = Run {
-            criterion: criterion.clone(),
-            python: Vec::new(),
-            peers: Vec::new(),
-            paired: Value::Null,
-            conditions: Value::Null,
-        };
+        let run = empty_run(criterion.clone());
         let mut out = String::new();
         store_table(&run, &mut out);
         let _ = std::fs::remove_dir_all(&criterion);

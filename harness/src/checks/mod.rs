@@ -256,11 +256,11 @@ pub(crate) fn table_category(code: ErrorCode) -> Category {
 /// per-answer noise (a date-time, an opaque token such as a trace id: [`noise`]). Two refusals that must be
 /// indistinguishable are compared this way, so a message that quotes an id it was given, or stamps the time, is
 /// fine.
-///
-/// `known` are the scenario's fixture ids ([`fixture_ids`]): the noise filter never blanks them.
-pub(crate) fn error_without_ids(call: &CallRecord, about: &str, known: &[&str]) -> Option<serde_json::Value> {
+/// An id the scenario's fixtures hold is never taken for noise ([`fixture_ids`]).
+pub(crate) fn error_without_ids(call: &CallRecord, about: &str, scenario: &Scenario) -> Option<serde_json::Value> {
     use serde_json::Value;
     let envelope = call.envelope()?;
+    let known = fixture_ids(scenario);
     let error = envelope.raw().get("error")?;
     let mut ids = vec![about, call.call_id.as_str()];
     ids.extend(call.business_request_id.as_deref());
@@ -283,11 +283,11 @@ pub(crate) fn error_without_ids(call: &CallRecord, about: &str, known: &[&str]) 
             other => other.clone(),
         }
     }
-    Some(blanked(error, &ids, known))
+    Some(blanked(error, &ids, &known))
 }
 
 /// Every id the scenario's fixtures hold: each order's and account's own id, tenant and owner.
-pub(crate) fn fixture_ids(scenario: &Scenario) -> Vec<&str> {
+fn fixture_ids(scenario: &Scenario) -> Vec<&str> {
     let fixtures = &scenario.fixtures;
     let orders = fixtures.orders.iter().flat_map(|order| [&order.order_id, &order.tenant_id, &order.owner_id]);
     let accounts =

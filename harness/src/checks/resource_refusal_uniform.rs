@@ -10,7 +10,7 @@
 //! definite refusals are compared (authorization and business categories); a lookup that failed, a deadline or
 //! an idempotency answer is about something else.
 
-use super::{Check, CheckId, Context, Judgement, Level, Outcome, error_without_ids, fixture_ids, table_category};
+use super::{Check, CheckId, Context, Judgement, Level, Outcome, error_without_ids, table_category};
 use crate::transcript::CallRecord;
 use callproof_executor::error::Category;
 use serde_json::Value;
@@ -58,7 +58,6 @@ fn run(context: &Context<'_>) -> Outcome {
     let mut judgement = Judgement::new();
     // Per (tool, caller, the other arguments): the first definite refusal and the call that gave it.
     let mut first: BTreeMap<(&str, &str, String), (&CallRecord, Value)> = BTreeMap::new();
-    let known = fixture_ids(context.scenario);
     for call in &context.transcript.calls {
         // An approval is bound to its arguments: a call carrying one may be refused for it, not for the resource.
         let Some(probe) = probe(context, call).filter(|_| call.approval.is_none()) else { continue };
@@ -66,7 +65,7 @@ fn run(context: &Context<'_>) -> Outcome {
         let definite = envelope
             .code()
             .is_some_and(|code| matches!(table_category(code), Category::Authorization | Category::Business));
-        let Some(error) = error_without_ids(call, &probe.resource_id, &known).filter(|_| definite) else { continue };
+        let Some(error) = error_without_ids(call, &probe.resource_id, context.scenario).filter(|_| definite) else { continue };
         let group = (call.tool.as_str(), call.auth.as_str(), probe.rest);
         match first.get(&group) {
             None => {

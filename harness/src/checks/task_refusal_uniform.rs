@@ -8,7 +8,7 @@
 //! another reason, such as an unreachable system of record, is not about the handle and is not compared); a
 //! success for another tenant's job is a leak.
 
-use super::{Check, CheckId, Context, Judgement, Level, Outcome, error_without_ids, fixture_ids, table_category};
+use super::{Check, CheckId, Context, Judgement, Level, Outcome, error_without_ids, table_category};
 use crate::transcript::CallRecord;
 use callproof_executor::error::Category;
 use callproof_executor::task::TaskRole;
@@ -35,7 +35,6 @@ fn run(context: &Context<'_>) -> Outcome {
     let mut judgement = Judgement::new();
     // Per (tool, caller): the first authorization refusal seen and the call that gave it.
     let mut first: BTreeMap<(&str, &str), (&CallRecord, Value)> = BTreeMap::new();
-    let known = fixture_ids(context.scenario);
     for call in &context.transcript.calls {
         let is_task_call = context
             .tool(&call.tool)
@@ -58,7 +57,7 @@ fn run(context: &Context<'_>) -> Outcome {
             continue;
         }
         let about_access = envelope.code().is_some_and(|code| table_category(code) == Category::Authorization);
-        let Some(error) = error_without_ids(call, &task_id, &known).filter(|_| about_access) else { continue };
+        let Some(error) = error_without_ids(call, &task_id, context.scenario).filter(|_| about_access) else { continue };
         let group = (call.tool.as_str(), call.auth.as_str());
         match first.get(&group) {
             None => {

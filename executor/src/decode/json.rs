@@ -231,7 +231,7 @@ fn pointer(innermost_first: Vec<Segment>) -> String {
 
 /// Appends member name `name` to a JSON pointer as one reference token: `~` becomes `~0` and `/` becomes `~1`
 /// (RFC 6901), so a name that contains either still names one member.
-pub(crate) fn push_pointer_token(pointer: &mut String, name: &str) {
+pub fn push_pointer_token(pointer: &mut String, name: &str) {
     pointer.reserve(name.len());
     for character in name.chars() {
         match character {

@@ -7,8 +7,8 @@
 mod json;
 mod schema;
 
-pub use json::{JsonFault, Position, parse_strict, parse_strict_str};
-pub(crate) use json::{pointer_token, push_pointer_token};
+pub(crate) use json::pointer_token;
+pub use json::{JsonFault, Position, parse_strict, parse_strict_str, push_pointer_token};
 pub use schema::{CompiledSchema, SENSITIVE, Violation};
 
 use crate::canonical::{Sha256Hex, canonical_digest};

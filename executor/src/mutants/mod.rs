@@ -358,6 +358,13 @@ pub const ALL: &[Mutant] = &[
         trips: &["identity-propagated"],
         process: over(&["idempotency/duplicate_while_in_progress"]),
     },
+    Mutant {
+        name: "sensitive-values-echoed",
+        bug: "a schema violation's message quotes the value it refuses, the value of an x-sensitive argument too",
+        variant: Variant { stages: Stages { decode: stages::decode_echoing_values, ..S }, ..R },
+        trips: &["no-secret-leak"],
+        process: over(&["decode/sensitive_value_withheld"]),
+    },
 ];
 
 /// The mutant with this name.

@@ -74,6 +74,23 @@ pub fn decode_without_details<'t>(
     })
 }
 
+/// Decodes like the reference, but a schema violation's message quotes the value it refuses (the whole
+/// arguments for a violation at the root), whether or not the schema marks it `x-sensitive`.
+pub fn decode_echoing_values<'t>(call: &ToolCall, tools: &'t Tools, limits: &Limits) -> Result<Decoded<'t>, ErrorBody> {
+    decode::decode(call, tools, limits).map_err(|mut error| {
+        let refused = decode::parse_arguments(&call.arguments, limits).ok().and_then(|arguments| {
+            let path = error.details().get("path")?.as_str()?;
+            arguments.pointer(path).map(Value::to_string)
+        });
+        if error.code() == ErrorCode::SchemaViolation
+            && let Some(refused) = refused
+        {
+            error.forge_message(format!("{}: {refused}", error.message()));
+        }
+        error
+    })
+}
+
 /// Decodes like the reference after lifting `tenant_id`, `user_id` and `is_admin` out of the arguments (so
 /// the schema accepts them); [`ownership_from_arguments`] then believes them.
 pub fn decode_lifting_identity<'t>(

@@ -1,9 +1,16 @@
-//! `no-secret-leak`: no envelope carries a secret, stack trace, SQL, internal hostname or raw downstream body.
+//! `no-secret-leak`: no envelope carries a secret, stack trace, SQL, internal hostname or raw downstream body,
+//! and no refusal repeats the value of an argument the tool's schema marks `x-sensitive`.
 //!
 //! Rule enforced here: every answer is searched for the markers the `leak_bait` fault plants, in every
-//! scenario, whether or not the fault fired (an executor may cache and leak later).
+//! scenario, whether or not the fault fired (an executor may cache and leak later). Every answer that is not a
+//! success is searched for the call's own sensitive argument values (a success may hand a value back as its
+//! result): a string of at least [`SHORTEST_SECRET`] characters found under such an argument, looked for by its
+//! first [`SECRET_PROBE_CHARS`] characters, so an echo cut short is found too. A value that the call's other
+//! arguments also hold (a subject equal to the body) is not judged: its echo may be theirs.
 
 use super::{Check, CheckId, Context, Judgement, Level, Outcome};
+use callproof_executor::decode::{SENSITIVE, push_pointer_token};
+use crate::transcript::CallRecord;
 use crate::world::LEAK_MARKERS;
 use serde_json::Value;
 
@@ -13,7 +20,8 @@ pub const NO_SECRET_LEAK: CheckId = CheckId::new("no-secret-leak");
 pub(super) const CHECK: Check = Check {
     id: NO_SECRET_LEAK,
     level: Level::Must,
-    rule: "no envelope carries a secret, stack trace, SQL, internal hostname or raw downstream body",
+    rule: "no envelope carries a secret, stack trace, SQL, internal hostname or raw downstream body; no refusal \
+           repeats an x-sensitive argument",
     seed_ref: "§6.2, §11",
     run,
 };
@@ -27,8 +35,173 @@ fn run(context: &Context<'_>) -> Outcome {
         if !leaked.is_empty() {
             judgement.fail(format!("the envelope carries {leaked:?}"), context.evidence(call));
         }
+        if call.ok() {
+            continue;
+        }
+        for secret in sensitive_values(context, call) {
+            if carries_text(raw, &secret.probe) {
+                judgement.fail(
+                    format!(
+                        "the answer repeats the value of `{}`, an argument the tool's schema marks x-sensitive \
+                         (it holds {:?})",
+                        secret.pointer, secret.probe
+                    ),
+                    context.evidence(call),
+                );
+            }
+        }
     }
     judgement.outcome()
+}
+
+/// The fewest characters a sensitive value must have to be looked for: a shorter one could turn up in any text.
+const SHORTEST_SECRET: usize = 8;
+/// How many of a sensitive value's first characters are looked for.
+const SECRET_PROBE_CHARS: usize = 16;
+
+/// A value the caller sent in a sensitive argument, and what of it is looked for.
+#[derive(Debug, PartialEq, Eq)]
+struct Secret {
+    /// The JSON pointer of the string in the arguments.
+    pointer: String,
+    /// Its first [`SECRET_PROBE_CHARS`] characters.
+    probe: String,
+}
+
+/// The strings of `call`'s arguments that lie under a property its tool's input schema marks `x-sensitive`, each
+/// at least [`SHORTEST_SECRET`] characters long and held by no other argument (value or member name).
+fn sensitive_values(context: &Context<'_>, call: &CallRecord) -> Vec<Secret> {
+    let Some(tool) = context.tool(&call.tool) else { return Vec::new() };
+    let schema = &tool.spec.input_schema;
+    if !mentions_sensitive(schema) {
+        return Vec::new();
+    }
+    let Some(arguments) = call.arguments_json() else { return Vec::new() };
+    let mut texts = Texts::default();
+    sort_texts(schema, &arguments, &mut String::new(), &mut texts);
+    texts
+        .secret
+        .into_iter()
+        .filter(|(_, text)| text.chars().nth(SHORTEST_SECRET - 1).is_some())
+        .map(|(pointer, text)| Secret { pointer, probe: text.chars().take(SECRET_PROBE_CHARS).collect() })
+        .filter(|secret| !texts.public.iter().any(|public| public.contains(&secret.probe)))
+        .collect()
+}
+
+/// Whether `schema` says `x-sensitive` anywhere: most tools' do not, and their calls need no walk.
+fn mentions_sensitive(schema: &Value) -> bool {
+    match schema {
+        Value::Object(members) => members.iter().any(|(name, member)| name == SENSITIVE || mentions_sensitive(member)),
+        Value::Array(items) => items.iter().any(mentions_sensitive),
+        _ => false,
+    }
+}
+
+/// The argument strings, sorted: under a sensitive property (with their pointers), or anywhere else.
+#[derive(Debug, Default)]
+struct Texts<'a> {
+    secret: Vec<(String, &'a str)>,
+    public: Vec<&'a str>,
+}
+
+/// Sorts the strings of `value` (at `pointer`) by what `schema` says of them. The recursion follows the schema
+/// (`properties`, `items`, and the branches of `allOf`, `anyOf`, `oneOf`), so it is as deep as the schema at
+/// most; what the schema does not describe is walked without recursion, as public text (unless a branch of
+/// the schema may describe it).
+fn sort_texts<'a>(schema: &Value, value: &'a Value, pointer: &mut String, texts: &mut Texts<'a>) {
+    if schema.get(SENSITIVE) == Some(&Value::Bool(true)) {
+        for (at, text) in strings_under(value, pointer) {
+            texts.secret.push((at, text));
+        }
+        return;
+    }
+    let mut branches = ["allOf", "anyOf", "oneOf"]
+        .into_iter()
+        .flat_map(|combinator| schema.get(combinator).and_then(Value::as_array).into_iter().flatten())
+        .peekable();
+    // What this schema leaves undescribed is public only when no branch may describe it.
+    let branched = branches.peek().is_some();
+    for branch in branches {
+        sort_texts(branch, value, pointer, texts);
+    }
+    let undescribed = |value: &'a Value, pointer: &str, texts: &mut Texts<'a>| {
+        if !branched {
+            texts.public.extend(strings_under(value, pointer).into_iter().map(|(_, text)| text));
+        }
+    };
+    let length = pointer.len();
+    match value {
+        Value::String(text) => texts.public.push(text),
+        Value::Object(members) => {
+            let properties = schema.get("properties");
+            for (name, member) in members {
+                texts.public.push(name);
+                pointer.push('/');
+                push_pointer_token(pointer, name);
+                match properties.and_then(|properties| properties.get(name)) {
+                    Some(property) => sort_texts(property, member, pointer, texts),
+                    None => undescribed(member, pointer, texts),
+                }
+                pointer.truncate(length);
+            }
+        }
+        Value::Array(items) => {
+            for (index, item) in items.iter().enumerate() {
+                pointer.push('/');
+                pointer.push_str(&index.to_string());
+                match schema.get("items") {
+                    Some(items) => sort_texts(items, item, pointer, texts),
+                    None => undescribed(item, pointer, texts),
+                }
+                pointer.truncate(length);
+            }
+        }
+        Value::Null | Value::Bool(_) | Value::Number(_) => {}
+    }
+}
+
+/// Every string of `value` (member names included), with its pointer (`at` is `value`'s), without recursion.
+fn strings_under<'a>(value: &'a Value, at: &str) -> Vec<(String, &'a str)> {
+    let mut found = Vec::new();
+    let mut stack = vec![(at.to_owned(), value)];
+    while let Some((pointer, value)) = stack.pop() {
+        match value {
+            Value::String(text) => found.push((pointer, text.as_str())),
+            Value::Object(members) => {
+                for (name, member) in members {
+                    found.push((pointer.clone(), name.as_str()));
+                    let mut inner = pointer.clone();
+                    inner.push('/');
+                    push_pointer_token(&mut inner, name);
+                    stack.push((inner, member));
+                }
+            }
+            Value::Array(items) => {
+                stack.extend(items.iter().enumerate().map(|(index, item)| (format!("{pointer}/{index}"), item)));
+            }
+            Value::Null | Value::Bool(_) | Value::Number(_) => {}
+        }
+    }
+    found
+}
+
+/// Whether a string of `value`, or a member name, contains `text`.
+fn carries_text(value: &Value, text: &str) -> bool {
+    let mut stack = vec![value];
+    while let Some(value) = stack.pop() {
+        match value {
+            Value::String(found) if found.contains(text) => return true,
+            Value::Object(members) => {
+                if members.keys().any(|name| name.contains(text)) {
+                    return true;
+                }
+                stack.extend(members.values());
+            }
+            Value::Array(items) => stack.extend(items),
+            _ => {}
+        }
+    }
+    false
 }
 
 /// The markers that a string of `value`, or a member name, holds, each once and in the order of
@@ -114,6 +287,76 @@ mod tests {
         let [first, second, ..] = LEAK_MARKERS;
         let envelope = serde_json::json!({"a": format!("{second} {first}"), "b": [second], (first.to_owned()): 1});
         assert_eq!(markers_carried(&envelope), [first, second]);
+    }
+
+    /// A send_email call whose body (x-sensitive in the catalog) is `body`, refused with `answer`.
+    fn refused_email(body: &str, answer: &str) -> String {
+        format!(
+            r#"submit send_email args={{"to":"a@example.com","subject":"hi","body":{body}}} -> schema_violation {answer}"#
+        )
+    }
+
+    #[test]
+    fn a_refusal_that_repeats_a_sensitive_value_fails() {
+        let body = r#"{"text":"callproof-private-4f1c9e"}"#;
+        let echoed = format!("message={body}_is_not_a_string path=/body keyword=type");
+        history(&refused_email(body, &echoed)).fails(&CHECK, "`/body/text`");
+        let in_details = r#"message=the_value_is_not_a_string received="callproof-private-4f1c9e""#;
+        history(&refused_email(body, in_details)).fails(&CHECK, "x-sensitive");
+        let masked = "message=the_value_is_not_a_string path=/body keyword=type";
+        history(&refused_email(body, masked)).passes(&CHECK);
+    }
+
+    #[test]
+    fn an_echo_cut_short_is_found_and_a_short_value_is_not_looked_for() {
+        let long = r#""callproof-private-4f1c9e-and-much-more-after-it""#;
+        history(&refused_email(long, "message=callproof-private…_is_too_long")).fails(&CHECK, "`/body`");
+        history(&refused_email(long, "message=callproof-priv…_is_too_long")).passes(&CHECK);
+        history(&refused_email(r#""secret1""#, "message=secret1_is_too_short")).passes(&CHECK);
+    }
+
+    #[test]
+    fn a_value_another_argument_holds_or_a_success_may_be_repeated() {
+        let same = r#"submit send_email args={"to":"a@example.com","subject":"callproof-private","body":"callproof-private"}"#;
+        history(&format!("{same} -> schema_violation message=subject_callproof-private_is_bad")).passes(&CHECK);
+        let body = r#"submit send_email args={"to":"a@example.com","subject":"hi","body":"callproof-private-4f1c9e"}"#;
+        history(&format!(r#"{body} -> ok result={{"echo":"callproof-private-4f1c9e"}}"#)).passes(&CHECK);
+        let reason = r#"submit refund_order args={"order_id":"ord_1","amount":"100","reason":"callproof-private-4f1c9e"}"#;
+        history(&format!("{reason} -> schema_violation message=callproof-private-4f1c9e")).passes(&CHECK);
+    }
+
+    #[test]
+    fn texts_are_sorted_by_the_schema_under_items_combinators_and_undeclared_members() {
+        let schema = serde_json::json!({
+            "properties": {
+                "cards": {"items": {"properties": {"number": {"x-sensitive": true}}}},
+                "auth": {"anyOf": [{"properties": {"pin": {"x-sensitive": true, "type": "string"}}}]},
+                "a/b": {"x-sensitive": true}
+            }
+        });
+        let arguments = serde_json::json!({
+            "cards": [{"number": "4111", "name": "Ann"}],
+            "auth": {"pin": "9876"},
+            "a/b": {"deep": ["x"]},
+            "extra": {"inner": "public"}
+        });
+        let mut texts = Texts::default();
+        sort_texts(&schema, &arguments, &mut String::new(), &mut texts);
+        let mut secret = texts.secret.clone();
+        secret.sort();
+        assert_eq!(
+            secret,
+            [
+                ("/auth/pin".to_owned(), "9876"),
+                ("/a~1b".to_owned(), "deep"),
+                ("/a~1b/deep/0".to_owned(), "x"),
+                ("/cards/0/number".to_owned(), "4111")
+            ]
+        );
+        for public in ["Ann", "inner", "public", "extra", "cards", "name"] {
+            assert!(texts.public.contains(&public), "{public} is public: {:?}", texts.public);
+        }
+        assert!(!texts.public.contains(&"4111"));
     }
 
     #[test]

@@ -3,14 +3,17 @@
 //!
 //! Rule enforced here: every answer is searched for the markers the `leak_bait` fault plants, in every
 //! scenario, whether or not the fault fired (an executor may cache and leak later). Every answer that is not a
-//! success is searched for the call's own sensitive argument values (a success may hand a value back as its
-//! result): a string of at least [`SHORTEST_SECRET`] characters found under such an argument, looked for by its
-//! first [`SECRET_PROBE_CHARS`] characters, so an echo cut short is found too. A value that the call's other
-//! arguments also hold (a subject equal to the body) is not judged: its echo may be theirs.
+//! success is searched for the sensitive argument values of every call of the run, its own and the others' (a
+//! conflict must not show the arguments recorded before it; a success may hand a value back as its result): a
+//! string of at least [`SHORTEST_SECRET`] characters found under such an argument, looked for by its first
+//! [`SECRET_PROBE_CHARS`] characters, so an echo cut short is found too. A value that an argument that is not
+//! sensitive also holds, in any call (a subject equal to the body), is not judged: its echo may be that one's.
 
 use super::{Check, CheckId, Context, Judgement, Level, Outcome};
-use callproof_executor::decode::{SENSITIVE, push_pointer_token};
 use crate::transcript::CallRecord;
+use callproof_executor::Arguments;
+use std::borrow::Cow;
+use callproof_executor::decode::{SENSITIVE, push_pointer_token};
 use crate::world::LEAK_MARKERS;
 use serde_json::Value;
 
@@ -29,6 +32,8 @@ pub(super) const CHECK: Check = Check {
 fn run(context: &Context<'_>) -> Outcome {
     let mut judgement = Judgement::new();
     judgement.judged_if(!context.transcript.calls.is_empty());
+    // Found once, and only for a run with a failure: exploration judges every run after every step.
+    let mut secrets: Option<Vec<Secret>> = None;
     for call in &context.transcript.calls {
         let Some(raw) = call.answer.raw() else { continue };
         let leaked = markers_carried(raw);
@@ -38,17 +43,16 @@ fn run(context: &Context<'_>) -> Outcome {
         if call.ok() {
             continue;
         }
-        for secret in sensitive_values(context, call) {
-            if carries_text(raw, &secret.probe) {
-                judgement.fail(
-                    format!(
-                        "the answer repeats the value of `{}`, an argument the tool's schema marks x-sensitive \
-                         (it holds {:?})",
-                        secret.pointer, secret.probe
-                    ),
-                    context.evidence(call),
-                );
-            }
+        let secrets = secrets.get_or_insert_with(|| sensitive_values(context));
+        for secret in secrets.iter().filter(|secret| carries_text(raw, &secret.probe)) {
+            judgement.fail(
+                format!(
+                    "the answer repeats the value of `{}` of call #{}, an argument the tool's schema marks \
+                     x-sensitive (it begins {:?})",
+                    secret.pointer, secret.call, secret.probe
+                ),
+                context.evidence(call),
+            );
         }
     }
     judgement.outcome()
@@ -59,33 +63,68 @@ const SHORTEST_SECRET: usize = 8;
 /// How many of a sensitive value's first characters are looked for.
 const SECRET_PROBE_CHARS: usize = 16;
 
-/// A value the caller sent in a sensitive argument, and what of it is looked for.
+/// A value a caller sent in a sensitive argument, and what of it is looked for.
 #[derive(Debug, PartialEq, Eq)]
 struct Secret {
-    /// The JSON pointer of the string in the arguments.
+    /// The first call that sent it.
+    call: usize,
+    /// The JSON pointer of the string in that call's arguments.
     pointer: String,
     /// Its first [`SECRET_PROBE_CHARS`] characters.
     probe: String,
 }
 
-/// The strings of `call`'s arguments that lie under a property its tool's input schema marks `x-sensitive`, each
-/// at least [`SHORTEST_SECRET`] characters long and held by no other argument (value or member name).
-fn sensitive_values(context: &Context<'_>, call: &CallRecord) -> Vec<Secret> {
-    let Some(tool) = context.tool(&call.tool) else { return Vec::new() };
-    let schema = &tool.spec.input_schema;
-    if !mentions_sensitive(schema) {
-        return Vec::new();
+/// The strings of the run's arguments that lie under a property their tool's input schema marks
+/// `x-sensitive`, each at least [`SHORTEST_SECRET`] characters long, once each, and held by no argument that is
+/// not sensitive (value or member name) of any call, nor by an argument text that is not JSON or goes to a tool
+/// that marks nothing: an answer may repeat those, and an executor cannot tell them apart.
+fn sensitive_values(context: &Context<'_>) -> Vec<Secret> {
+    let mut public: Vec<Cow<'_, str>> = Vec::new();
+    let mut secrets: Vec<Secret> = Vec::new();
+    let mut unmarked: Vec<&CallRecord> = Vec::new();
+    // Whether each tool's schema says `x-sensitive`, asked once per tool of the run.
+    let mut sensitive_tools: Vec<(&str, bool)> = Vec::new();
+    for call in context.transcript.calls.iter() {
+        let schema = context.tool(&call.tool).map(|tool| &tool.spec.input_schema);
+        let sensitive = match sensitive_tools.iter().find(|(name, _)| *name == call.tool) {
+            Some((_, sensitive)) => *sensitive,
+            None => {
+                let sensitive = schema.is_some_and(mentions_sensitive);
+                sensitive_tools.push((&call.tool, sensitive));
+                sensitive
+            }
+        };
+        // Parsed only for a tool that marks something: most calls of a run are not.
+        let Some((schema, arguments)) =
+            schema.filter(|_| sensitive).and_then(|schema| Some((schema, call.arguments_json()?)))
+        else {
+            unmarked.push(call);
+            continue;
+        };
+        let mut own = Texts::default();
+        sort_texts(schema, &arguments, &mut String::new(), &mut own);
+        public.extend(own.public.iter().map(|text| Cow::Owned((*text).to_owned())));
+        for (pointer, text) in own.secret {
+            if text.chars().nth(SHORTEST_SECRET - 1).is_none() {
+                continue;
+            }
+            let probe: String = text.chars().take(SECRET_PROBE_CHARS).collect();
+            if !secrets.iter().any(|known| known.probe == probe) {
+                secrets.push(Secret { call: call.index, pointer, probe });
+            }
+        }
     }
-    let Some(arguments) = call.arguments_json() else { return Vec::new() };
-    let mut texts = Texts::default();
-    sort_texts(schema, &arguments, &mut String::new(), &mut texts);
-    texts
-        .secret
-        .into_iter()
-        .filter(|(_, text)| text.chars().nth(SHORTEST_SECRET - 1).is_some())
-        .map(|(pointer, text)| Secret { pointer, probe: text.chars().take(SECRET_PROBE_CHARS).collect() })
-        .filter(|secret| !texts.public.iter().any(|public| public.contains(&secret.probe)))
-        .collect()
+    if secrets.is_empty() {
+        return secrets;
+    }
+    for call in unmarked {
+        match &call.arguments {
+            Arguments::Raw(text) => public.push(Cow::Borrowed(text)),
+            Arguments::Value(value) => public.extend(strings_under(value, "").into_iter().map(|(_, text)| text.into())),
+        }
+    }
+    secrets.retain(|secret| !public.iter().any(|text| text.contains(&secret.probe)));
+    secrets
 }
 
 /// Whether `schema` says `x-sensitive` anywhere: most tools' do not, and their calls need no walk.
@@ -323,6 +362,23 @@ mod tests {
         history(&format!(r#"{body} -> ok result={{"echo":"callproof-private-4f1c9e"}}"#)).passes(&CHECK);
         let reason = r#"submit refund_order args={"order_id":"ord_1","amount":"100","reason":"callproof-private-4f1c9e"}"#;
         history(&format!("{reason} -> schema_violation message=callproof-private-4f1c9e")).passes(&CHECK);
+    }
+
+    #[test]
+    fn another_calls_sensitive_value_counts_unless_a_text_the_executor_cannot_tell_apart_holds_it() {
+        let first = r#"submit send_email args={"to":"a@example.com","subject":"hi","body":"callproof-private-first"} -> ok"#;
+        let changed = r#"changed args={"to":"a@example.com","subject":"hi","body":"callproof-other-second"}"#;
+        history(&format!("{first}\n{changed} -> idempotency_conflict recorded=callproof-private-first"))
+            .fails(&CHECK, "of call #0");
+        history(&format!("{first}\n{changed} -> idempotency_conflict reason=arguments_changed")).passes(&CHECK);
+        let public = r#"submit send_email args={"to":"a@example.com","subject":"callproof-private-first","body":"x"} -> ok"#;
+        history(&format!("{first}\n{public}\n{changed} -> idempotency_conflict recorded=callproof-private-first"))
+            .passes(&CHECK);
+        // The same text as a refund's reason, or in an email whose text is no JSON: an executor may repeat it.
+        let reason = r#"submit refund_order args={"order_id":"ord_1","amount":"1","reason":"callproof-private-first"}"#;
+        history(&format!("{first}\n{reason} -> schema_violation message=callproof-private-first")).passes(&CHECK);
+        let broken = r#"submit send_email args={"body":"callproof-private-first -> invalid_json message=at_callproof-private-first"#;
+        history(&format!("{first}\n{broken}")).passes(&CHECK);
     }
 
     #[test]

@@ -149,8 +149,18 @@ impl Store for MemoryStore {
             let before = shard.len();
             shard.retain(|Slot { record, .. }| !(record.state.may_expire() && record.updated_ms < updated_before_ms));
             purged += (before - shard.len()) as u64;
+            shrink_after_purge(&mut shard);
         }
         Ok(purged)
+    }
+}
+
+/// Gives a shard that a purge left at most a quarter full a table twice its records' size: the memory of a past
+/// peak goes back, and the slots the purge marked deleted (which a lookup of an absent key probes past until the
+/// table is rebuilt) go with the old table. Twice, so that the next records to come need no growth at once.
+fn shrink_after_purge(shard: &mut HashTable<Slot>) {
+    if shard.len() <= shard.capacity() / 4 {
+        shard.shrink_to(shard.len() * 2, |slot| slot.hash);
     }
 }
 
@@ -237,5 +247,28 @@ mod tests {
         let purged = store.purge_expired(6).await.expect("in memory");
         assert_eq!(purged, 1, "only the settled record may expire");
         assert_eq!(store.len(), 2);
+    }
+
+    #[tokio::test]
+    async fn a_purge_of_most_records_gives_their_memory_back_and_keeps_the_rest() {
+        let store = MemoryStore::new();
+        let capacity = |store: &MemoryStore| store.each_shard().map(|shard| shard.capacity()).sum::<usize>();
+        for index in 0..20_000 {
+            let key = format!("k{index}");
+            store.claim_now(&new(&key));
+            if index % 100 != 0 {
+                let done = Update::settle(&new(&key).into_record(), State::Succeeded, None, 5);
+                assert!(store.compare_and_set_now(&key, CLAIMED, done));
+            }
+        }
+        let peak = capacity(&store);
+        assert!(peak >= 20_000, "{peak}");
+        assert_eq!(store.purge_expired(6).await.expect("in memory"), 19_800);
+        assert!(capacity(&store) <= peak / 10, "{} of {peak} slots kept for 200 records", capacity(&store));
+        assert_eq!(store.len(), 200);
+        for index in (0..20_000).step_by(100) {
+            assert_eq!(store.load_now(&format!("k{index}")).map(|record| record.state), Some(State::InProgress));
+        }
+        assert_eq!(store.claim_now(&new("k1")), Claim::Acquired, "a purged key is absent");
     }
 }

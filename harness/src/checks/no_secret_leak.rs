@@ -6,16 +6,18 @@
 //! success is searched for the sensitive argument values of every call of the run, its own and the others' (a
 //! conflict must not show the arguments recorded before it; a success may hand a value back as its result): a
 //! string of at least [`SHORTEST_SECRET`] characters found under such an argument, looked for by its first
-//! [`SECRET_PROBE_CHARS`] characters, so an echo cut short is found too. A value that an argument that is not
-//! sensitive also holds, in any call (a subject equal to the body), is not judged: its echo may be that one's.
+//! [`SECRET_PROBE_CHARS`] characters, so an echo cut short is found too. A value the executor could not tell
+//! from public text is not judged: one that an argument that is not sensitive also holds, in any call (a subject
+//! equal to the body), or that an argument text that is not JSON, or the arguments of a tool that marks
+//! nothing, hold. Its echo may be theirs.
 
 use super::{Check, CheckId, Context, Judgement, Level, Outcome};
 use crate::transcript::CallRecord;
-use callproof_executor::Arguments;
-use std::borrow::Cow;
-use callproof_executor::decode::{SENSITIVE, push_pointer_token};
 use crate::world::LEAK_MARKERS;
+use callproof_executor::Arguments;
+use callproof_executor::decode::{SENSITIVE, push_pointer_token};
 use serde_json::Value;
+use std::borrow::Cow;
 
 /// This check's id, as docs, mutant tables, baselines and reports spell it.
 pub const NO_SECRET_LEAK: CheckId = CheckId::new("no-secret-leak");
@@ -102,7 +104,7 @@ fn sensitive_values(context: &Context<'_>) -> Vec<Secret> {
             continue;
         };
         let mut own = Texts::default();
-        sort_texts(schema, &arguments, &mut String::new(), &mut own);
+        split_texts(schema, &arguments, &mut String::new(), &mut own);
         public.extend(own.public.iter().map(|text| Cow::Owned((*text).to_owned())));
         for (pointer, text) in own.secret {
             if text.chars().nth(SHORTEST_SECRET - 1).is_none() {
@@ -136,18 +138,18 @@ fn mentions_sensitive(schema: &Value) -> bool {
     }
 }
 
-/// The argument strings, sorted: under a sensitive property (with their pointers), or anywhere else.
+/// The argument strings, split: under a sensitive property (with their pointers), or anywhere else.
 #[derive(Debug, Default)]
 struct Texts<'a> {
     secret: Vec<(String, &'a str)>,
     public: Vec<&'a str>,
 }
 
-/// Sorts the strings of `value` (at `pointer`) by what `schema` says of them. The recursion follows the schema
+/// Splits the strings of `value` (at `pointer`) into secret and public by what `schema` says of them. The recursion follows the schema
 /// (`properties`, `items`, and the branches of `allOf`, `anyOf`, `oneOf`), so it is as deep as the schema at
 /// most; what the schema does not describe is walked without recursion, as public text (unless a branch of
 /// the schema may describe it).
-fn sort_texts<'a>(schema: &Value, value: &'a Value, pointer: &mut String, texts: &mut Texts<'a>) {
+fn split_texts<'a>(schema: &Value, value: &'a Value, pointer: &mut String, texts: &mut Texts<'a>) {
     if schema.get(SENSITIVE) == Some(&Value::Bool(true)) {
         for (at, text) in strings_under(value, pointer) {
             texts.secret.push((at, text));
@@ -161,7 +163,7 @@ fn sort_texts<'a>(schema: &Value, value: &'a Value, pointer: &mut String, texts:
     // What this schema leaves undescribed is public only when no branch may describe it.
     let branched = branches.peek().is_some();
     for branch in branches {
-        sort_texts(branch, value, pointer, texts);
+        split_texts(branch, value, pointer, texts);
     }
     let undescribed = |value: &'a Value, pointer: &str, texts: &mut Texts<'a>| {
         if !branched {
@@ -178,7 +180,7 @@ fn sort_texts<'a>(schema: &Value, value: &'a Value, pointer: &mut String, texts:
                 pointer.push('/');
                 push_pointer_token(pointer, name);
                 match properties.and_then(|properties| properties.get(name)) {
-                    Some(property) => sort_texts(property, member, pointer, texts),
+                    Some(property) => split_texts(property, member, pointer, texts),
                     None => undescribed(member, pointer, texts),
                 }
                 pointer.truncate(length);
@@ -189,7 +191,7 @@ fn sort_texts<'a>(schema: &Value, value: &'a Value, pointer: &mut String, texts:
                 pointer.push('/');
                 pointer.push_str(&index.to_string());
                 match schema.get("items") {
-                    Some(items) => sort_texts(items, item, pointer, texts),
+                    Some(items) => split_texts(items, item, pointer, texts),
                     None => undescribed(item, pointer, texts),
                 }
                 pointer.truncate(length);
@@ -382,7 +384,7 @@ mod tests {
     }
 
     #[test]
-    fn texts_are_sorted_by_the_schema_under_items_combinators_and_undeclared_members() {
+    fn texts_are_split_by_the_schema_under_items_combinators_and_undeclared_members() {
         let schema = serde_json::json!({
             "properties": {
                 "cards": {"items": {"properties": {"number": {"x-sensitive": true}}}},
@@ -397,7 +399,7 @@ mod tests {
             "extra": {"inner": "public"}
         });
         let mut texts = Texts::default();
-        sort_texts(&schema, &arguments, &mut String::new(), &mut texts);
+        split_texts(&schema, &arguments, &mut String::new(), &mut texts);
         let mut secret = texts.secret.clone();
         secret.sort();
         assert_eq!(

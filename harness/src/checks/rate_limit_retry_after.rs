@@ -1,12 +1,14 @@
-//! `rate-limit-retry-after`: rate_limited carries details.retry_after_ms, the downstream's Retry-After when it
-//! gave one.
+//! `rate-limit-retry-after`: rate_limited carries details.retry_after_ms: the downstream's Retry-After when it
+//! gave one, and the contract's default (1000 ms, docs/errors.md) when its 429 named none.
 //!
-//! Rule enforced here: the downstream's Retry-After is the `rate_limit` fault that answered the call's 429.
+//! Rule enforced here: the downstream's Retry-After is the `rate_limit` fault that answered the call's 429; a
+//! fault without `retry_after` sends no header.
 
 use super::{Check, CheckId, Context, Judgement, Level, Outcome};
 use crate::transcript::Exchange;
 use crate::world::FaultKind;
 use callproof_executor::ErrorCode;
+use callproof_executor::outcome::DEFAULT_RETRY_AFTER;
 use serde_json::Value;
 
 /// This check's id, as docs, mutant tables, baselines and reports spell it.
@@ -15,7 +17,7 @@ pub const RATE_LIMIT_RETRY_AFTER: CheckId = CheckId::new("rate-limit-retry-after
 pub(super) const CHECK: Check = Check {
     id: RATE_LIMIT_RETRY_AFTER,
     level: Level::Must,
-    rule: "rate_limited carries details.retry_after_ms, the downstream's Retry-After when it gave one",
+    rule: "rate_limited carries details.retry_after_ms: the downstream's Retry-After, or 1000 ms when it gave none",
     seed_ref: "§6.4",
     run,
 };
@@ -39,8 +41,12 @@ fn run(context: &Context<'_>) -> Outcome {
                 };
                 judgement.fail(problem, context.evidence(call));
             }
-            (Some(told), Some(said)) if told != said => judgement.fail(
+            (Some(told), Some(Some(said))) if told != said => judgement.fail(
                 format!("the downstream said Retry-After {said} ms, the envelope says {told} ms"),
+                context.evidence(call),
+            ),
+            (Some(told), Some(None)) if told != DEFAULT_MS => judgement.fail(
+                format!("the downstream's 429 said no Retry-After, so the default is {DEFAULT_MS} ms; the envelope says {told} ms"),
                 context.evidence(call),
             ),
             _ => {}
@@ -61,10 +67,14 @@ fn whole_ms(value: &Value) -> Option<u64> {
     })
 }
 
-/// The Retry-After (in ms) of the `rate_limit` fault that answered `exchange`, if one did.
-fn retry_after_ms(exchange: &Exchange) -> Option<u64> {
+/// The Retry-After default of the contract, in ms.
+const DEFAULT_MS: u64 = DEFAULT_RETRY_AFTER.as_millis() as u64;
+
+/// The Retry-After (in ms) of the `rate_limit` fault that answered `exchange`, if one did: `Some(None)` when
+/// that 429 carried no Retry-After.
+fn retry_after_ms(exchange: &Exchange) -> Option<Option<u64>> {
     match exchange.fault_kind()? {
-        FaultKind::RateLimit(rate_limit) => Some(rate_limit.retry_after * 1000),
+        FaultKind::RateLimit(rate_limit) => Some(rate_limit.retry_after.map(|seconds| seconds * 1000)),
         _ => None,
     }
 }
@@ -92,6 +102,14 @@ mod tests {
             .passes(&CHECK);
         history("submit refund_order -> rate_limited retry_after_ms=2000.5; request POST /refunds -> 429 fault=rate_limit,retry_after=2")
             .fails(&CHECK, "details.retry_after_ms is 2000.5, not a whole number of milliseconds");
+    }
+
+    #[test]
+    fn a_429_without_retry_after_means_the_default() {
+        history("submit refund_order -> rate_limited retry_after_ms=1000; request POST /refunds -> 429 fault=rate_limit")
+            .passes(&CHECK);
+        history("submit refund_order -> rate_limited retry_after_ms=0; request POST /refunds -> 429 fault=rate_limit")
+            .fails(&CHECK, "the downstream's 429 said no Retry-After, so the default is 1000 ms; the envelope says 0 ms");
     }
 
     #[test]

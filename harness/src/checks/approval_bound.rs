@@ -24,21 +24,19 @@ pub(super) const CHECK: Check = Check {
 fn run(context: &Context<'_>) -> Outcome {
     let mut judgement = Judgement::new();
     for call in &context.transcript.calls {
-        if !unapproved(context, call) {
-            continue;
-        }
+        let Some(gap) = unapproved(context, call) else { continue };
         judgement.judged();
         let acted = context.transcript.exchanges_of_call(call.index).any(|exchange| exchange.record.side_effect);
         if call.ok() || acted {
-            judgement.fail("the call acted without an approval covering these exact arguments", context.evidence(call));
+            judgement.fail(format!("the call acted without an approval covering it: {gap}"), context.evidence(call));
         }
     }
     for (exchange, senders) in context.shared_requests().filter(|(exchange, _)| exchange.record.side_effect) {
-        if senders.iter().all(|call| unapproved(context, call)) {
+        if senders.iter().all(|call| unapproved(context, call).is_some()) {
             judgement.judged();
             judgement.fail(
                 format!(
-                    "request #{} acted, and no call that may have sent it had an approval covering these exact arguments",
+                    "request #{} acted, and no call that may have sent it had an approval covering it",
                     exchange.record.index
                 ),
                 context.shared_evidence(exchange),
@@ -48,26 +46,27 @@ fn run(context: &Context<'_>) -> Outcome {
     judgement.outcome()
 }
 
-/// Whether a call needs an approval that it does not have.
-fn unapproved(context: &Context<'_>, call: &CallRecord) -> bool {
-    context.tool(&call.tool).is_some_and(|entry| entry.spec.requires_approval) && !approval_covers(context, call)
-}
-
-/// Whether the approval the caller presented covers exactly this call: its tool, subject, tenant, the tool's
-/// risk, the SHA-256 of the canonical arguments, and it had not expired when the call was made.
-fn approval_covers(context: &Context<'_>, call: &CallRecord) -> bool {
-    let Some(approval) = &call.approval else { return false };
-    let Some(entry) = context.tool(&call.tool) else { return false };
+/// What a call that needs an approval lacks, if anything: no approval, or the first binding of the one it
+/// presented that does not hold.
+fn unapproved(context: &Context<'_>, call: &CallRecord) -> Option<&'static str> {
+    let entry = context.tool(&call.tool).filter(|entry| entry.spec.requires_approval)?;
+    let Some(approval) = &call.approval else { return Some("it presented none") };
     let hash = match &call.arguments {
         Arguments::Raw(text) => crate::runner::arguments_hash(text),
         Arguments::Value(value) => Some(sha256_hex(canonical_json(value).as_bytes())),
     };
-    approval.tool == call.tool
-        && approval.subject_id == call.subject_id
-        && approval.tenant_id == call.tenant_id
-        && approval.risk == entry.spec.risk
-        && Some(approval.arguments_hash.as_str()) == hash.as_deref()
-        && approval.expires_at_ms > call.wall_ms
+    // The approval covers exactly this call: its tool, subject, tenant, the tool's risk, the SHA-256 of the
+    // canonical arguments, and it had not expired when the call was made.
+    [
+        (approval.tool == call.tool, "its approval is for another tool"),
+        (approval.subject_id == call.subject_id, "its approval is for another subject"),
+        (approval.tenant_id == call.tenant_id, "its approval is for another tenant"),
+        (approval.risk == entry.spec.risk, "its approval is for another risk"),
+        (Some(approval.arguments_hash.as_str()) == hash.as_deref(), "its approval is for other arguments"),
+        (approval.expires_at_ms > call.wall_ms, "its approval had expired"),
+    ]
+    .into_iter()
+    .find_map(|(holds, gap)| (!holds).then_some(gap))
 }
 
 #[cfg(test)]
@@ -104,11 +103,24 @@ mod tests {
                 call.approval = Some(approval(call));
                 call.arguments = Arguments::Raw(r#"{"account_id":"acct_2"}"#.to_owned());
             })
-            .fails(&CHECK, "the call acted without an approval covering these exact arguments");
+            .fails(&CHECK, "the call acted without an approval covering it: its approval is for other arguments");
     }
 
     const SHARED_DELETION: &str = "burst delete_account -> ok; and -> operation_in_progress
                                    request DELETE /accounts/acct_1 -> committed op";
+
+    #[test]
+    fn the_failure_names_the_first_binding_that_does_not_hold() {
+        history(DELETION).fails(&CHECK, "covering it: it presented none");
+        let other_tool = |call: &mut CallRecord| {
+            call.approval = Some(Approval { tool: "export_account_data".to_owned(), ..approval(call) });
+        };
+        history(DELETION).with_call(0, other_tool).fails(&CHECK, "covering it: its approval is for another tool");
+        let other_tenant = |call: &mut CallRecord| {
+            call.approval = Some(Approval { tenant_id: "t_globex".to_owned(), ..approval(call) });
+        };
+        history(DELETION).with_call(0, other_tenant).fails(&CHECK, "covering it: its approval is for another tenant");
+    }
 
     #[test]
     fn a_deletion_no_id_ties_to_a_call_passes_when_a_call_in_flight_was_approved() {

@@ -37,6 +37,7 @@ enum Generate {
     DeepNesting { depth: usize },
     HugeString { bytes: usize, fill: Option<char> },
     ManyKeys { count: usize },
+    Repeated { arguments: String, text: String, count: usize },
 }
 
 impl Case {
@@ -56,6 +57,9 @@ impl Case {
                 }
                 text.push('}');
                 text
+            }
+            (None, Some(Generate::Repeated { arguments, text, count })) => {
+                arguments.replacen("{repeat}", &text.repeat(*count), 1)
             }
             _ => panic!("case {}: give exactly one of `arguments` and `generate`", self.name),
         }

@@ -34,7 +34,19 @@ pub enum Generate {
         /// Extra keys.
         count: u64,
     },
+    /// Any call: `arguments` with its one `{repeat}` replaced by `text` repeated `count` times.
+    Repeated {
+        /// The argument text around the repeated part.
+        arguments: String,
+        /// What is repeated.
+        text: String,
+        /// How many times.
+        count: u64,
+    },
 }
+
+/// Where [`Generate::Repeated`] puts its repeated text.
+const REPEAT: &str = "{repeat}";
 
 /// One case.
 #[derive(Debug, Clone, Deserialize)]
@@ -74,6 +86,9 @@ impl Case {
             (None, Some(Generate::ManyKeys { count })) => {
                 let keys: String = (0..*count).map(|index| format!(",\"k{index}\":0")).collect();
                 format!(r#"{{"order_id":"ord_123","amount":100,"reason":"duplicate"{keys}}}"#)
+            }
+            (None, Some(Generate::Repeated { arguments, text, count })) => {
+                arguments.replacen(REPEAT, &text.repeat(*count as usize), 1)
             }
             (None, None) => String::new(),
         }
@@ -180,6 +195,15 @@ impl Corpus {
                     *bytes
                 }
                 Some(Generate::ManyKeys { count }) => count.saturating_mul(16),
+                Some(Generate::Repeated { arguments, text, count }) => {
+                    if arguments.matches(REPEAT).count() != 1 {
+                        return Err(wrong(format!("`arguments` must hold `{REPEAT}` exactly once")));
+                    }
+                    if text.is_empty() {
+                        return Err(wrong("repeats an empty `text`".to_owned()));
+                    }
+                    (text.len() as u64).saturating_mul(*count).saturating_add(arguments.len() as u64)
+                }
                 None => 0,
             };
             if size > MAX_GENERATED_BYTES {
@@ -224,6 +248,22 @@ mod tests {
         let ragged = case.replace("bytes = 30", "bytes = 31");
         let error = Corpus::parse(&ragged, "c.toml").expect_err("31 is not a whole number of 3-byte characters");
         assert!(error.to_string().contains("not a whole number of `€` (3 bytes each)"), "{error}");
+    }
+
+    #[test]
+    fn a_repeated_text_fills_its_one_place_and_a_template_without_one_is_refused() {
+        let case = "[[case]]\nname = \"r\"\ntool = \"t\"\ngenerate = { kind = \"repeated\", arguments = '{\"b\":\"{repeat}\"}', text = \"ab\", count = 3 }\ncode = \"schema_violation\"\n";
+        let corpus = Corpus::parse(case, "c.toml").expect("loads");
+        assert_eq!(corpus.cases[0].text(), r#"{"b":"ababab"}"#);
+        for (broken, why) in [
+            (case.replace("{repeat}", "x"), "must hold `{repeat}` exactly once"),
+            (case.replace("{repeat}", "{repeat}{repeat}"), "must hold `{repeat}` exactly once"),
+            (case.replace("text = \"ab\"", "text = \"\""), "repeats an empty `text`"),
+            (case.replace("count = 3", "count = 100000000"), "would generate more than"),
+        ] {
+            let error = Corpus::parse(&broken, "c.toml").expect_err(why);
+            assert!(error.to_string().contains(why), "{error}");
+        }
     }
 
     #[test]

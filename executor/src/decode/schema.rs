@@ -128,6 +128,11 @@ impl CompiledSchema {
         (found, truncated)
     }
 
+    /// Whether the schema marks any property sensitive.
+    pub fn marks_sensitive(&self) -> bool {
+        !self.sensitive.is_empty()
+    }
+
     /// Whether the JSON pointer `path` lies inside a property marked sensitive.
     pub fn is_sensitive(&self, path: &str) -> bool {
         if self.sensitive.is_empty() {

@@ -78,13 +78,14 @@ pub fn decode_without_details<'t>(
 /// arguments for a violation at the root), whether or not the schema marks it `x-sensitive`.
 pub fn decode_echoing_values<'t>(call: &ToolCall, tools: &'t Tools, limits: &Limits) -> Result<Decoded<'t>, ErrorBody> {
     decode::decode(call, tools, limits).map_err(|mut error| {
+        if error.code() != ErrorCode::SchemaViolation {
+            return error;
+        }
         let refused = decode::parse_arguments(&call.arguments, limits).ok().and_then(|arguments| {
             let path = error.details().get("path")?.as_str()?;
             arguments.pointer(path).map(Value::to_string)
         });
-        if error.code() == ErrorCode::SchemaViolation
-            && let Some(refused) = refused
-        {
+        if let Some(refused) = refused {
             error.forge_message(format!("{}: {refused}", error.message()));
         }
         error

@@ -15,7 +15,8 @@ use super::{Check, CheckId, Context, Judgement, Level, Outcome};
 use crate::transcript::CallRecord;
 use crate::world::LEAK_MARKERS;
 use callproof_executor::Arguments;
-use callproof_executor::decode::{SENSITIVE, push_pointer_token};
+use super::oracle;
+use callproof_executor::decode::{CompiledSchema, push_pointer_token};
 use serde_json::Value;
 use std::borrow::Cow;
 
@@ -79,34 +80,23 @@ struct Secret {
 /// The strings of the run's arguments that lie under a property their tool's input schema marks
 /// `x-sensitive`, each at least [`SHORTEST_SECRET`] characters long, once each, and held by no argument that is
 /// not sensitive (value or member name) of any call, nor by an argument text that is not JSON or goes to a tool
-/// that marks nothing: an answer may repeat those, and an executor cannot tell them apart.
+/// that marks nothing: an answer may repeat those, and an executor cannot tell them apart. What is sensitive is
+/// the reference's reading of the catalog ([`oracle::sensitive_input`]).
 fn sensitive_values(context: &Context<'_>) -> Vec<Secret> {
     let mut public: Vec<Cow<'_, str>> = Vec::new();
     let mut secrets: Vec<Secret> = Vec::new();
     let mut unmarked: Vec<&CallRecord> = Vec::new();
-    // Whether each tool's schema says `x-sensitive`, asked once per tool of the run.
-    let mut sensitive_tools: Vec<(&str, bool)> = Vec::new();
     for call in context.transcript.calls.iter() {
-        let schema = context.tool(&call.tool).map(|tool| &tool.spec.input_schema);
-        let sensitive = match sensitive_tools.iter().find(|(name, _)| *name == call.tool) {
-            Some((_, sensitive)) => *sensitive,
-            None => {
-                let sensitive = schema.is_some_and(mentions_sensitive);
-                sensitive_tools.push((&call.tool, sensitive));
-                sensitive
-            }
-        };
         // Parsed only for a tool that marks something: most calls of a run are not.
-        let Some((schema, arguments)) =
-            schema.filter(|_| sensitive).and_then(|schema| Some((schema, call.arguments_json()?)))
+        let Some((input, arguments)) =
+            oracle::sensitive_input(&call.tool).and_then(|input| Some((input, call.arguments_json()?)))
         else {
             unmarked.push(call);
             continue;
         };
-        let mut own = Texts::default();
-        split_texts(schema, &arguments, &mut String::new(), &mut own);
-        public.extend(own.public.iter().map(|text| Cow::Owned((*text).to_owned())));
-        for (pointer, text) in own.secret {
+        let (secret, own_public) = split_texts(input, &arguments);
+        public.extend(own_public.into_iter().map(|text| Cow::Owned(text.to_owned())));
+        for (pointer, text) in secret {
             if text.chars().nth(SHORTEST_SECRET - 1).is_none() {
                 continue;
             }
@@ -122,89 +112,26 @@ fn sensitive_values(context: &Context<'_>) -> Vec<Secret> {
     for call in unmarked {
         match &call.arguments {
             Arguments::Raw(text) => public.push(Cow::Borrowed(text)),
-            Arguments::Value(value) => public.extend(strings_under(value, "").into_iter().map(|(_, text)| text.into())),
+            Arguments::Value(value) => public.extend(strings_under(value).into_iter().map(|(_, text)| text.into())),
         }
     }
     secrets.retain(|secret| !public.iter().any(|text| text.contains(&secret.probe)));
     secrets
 }
 
-/// Whether `schema` says `x-sensitive` anywhere: most tools' do not, and their calls need no walk.
-fn mentions_sensitive(schema: &Value) -> bool {
-    match schema {
-        Value::Object(members) => members.iter().any(|(name, member)| name == SENSITIVE || mentions_sensitive(member)),
-        Value::Array(items) => items.iter().any(mentions_sensitive),
-        _ => false,
-    }
+/// The strings of `arguments` (member names included), split by `input`: under a sensitive property (with
+/// their pointers), or anywhere else.
+fn split_texts<'a>(input: &CompiledSchema, arguments: &'a Value) -> (Vec<(String, &'a str)>, Vec<&'a str>) {
+    let (secret, public): (Vec<_>, Vec<_>) =
+        strings_under(arguments).into_iter().partition(|(pointer, _)| input.is_sensitive(pointer));
+    (secret, public.into_iter().map(|(_, text)| text).collect())
 }
 
-/// The argument strings, split: under a sensitive property (with their pointers), or anywhere else.
-#[derive(Debug, Default)]
-struct Texts<'a> {
-    secret: Vec<(String, &'a str)>,
-    public: Vec<&'a str>,
-}
-
-/// Splits the strings of `value` (at `pointer`) into secret and public by what `schema` says of them. The recursion follows the schema
-/// (`properties`, `items`, and the branches of `allOf`, `anyOf`, `oneOf`), so it is as deep as the schema at
-/// most; what the schema does not describe is walked without recursion, as public text (unless a branch of
-/// the schema may describe it).
-fn split_texts<'a>(schema: &Value, value: &'a Value, pointer: &mut String, texts: &mut Texts<'a>) {
-    if schema.get(SENSITIVE) == Some(&Value::Bool(true)) {
-        for (at, text) in strings_under(value, pointer) {
-            texts.secret.push((at, text));
-        }
-        return;
-    }
-    let mut branches = ["allOf", "anyOf", "oneOf"]
-        .into_iter()
-        .flat_map(|combinator| schema.get(combinator).and_then(Value::as_array).into_iter().flatten())
-        .peekable();
-    // What this schema leaves undescribed is public only when no branch may describe it.
-    let branched = branches.peek().is_some();
-    for branch in branches {
-        split_texts(branch, value, pointer, texts);
-    }
-    let undescribed = |value: &'a Value, pointer: &str, texts: &mut Texts<'a>| {
-        if !branched {
-            texts.public.extend(strings_under(value, pointer).into_iter().map(|(_, text)| text));
-        }
-    };
-    let length = pointer.len();
-    match value {
-        Value::String(text) => texts.public.push(text),
-        Value::Object(members) => {
-            let properties = schema.get("properties");
-            for (name, member) in members {
-                texts.public.push(name);
-                pointer.push('/');
-                push_pointer_token(pointer, name);
-                match properties.and_then(|properties| properties.get(name)) {
-                    Some(property) => split_texts(property, member, pointer, texts),
-                    None => undescribed(member, pointer, texts),
-                }
-                pointer.truncate(length);
-            }
-        }
-        Value::Array(items) => {
-            for (index, item) in items.iter().enumerate() {
-                pointer.push('/');
-                pointer.push_str(&index.to_string());
-                match schema.get("items") {
-                    Some(items) => split_texts(items, item, pointer, texts),
-                    None => undescribed(item, pointer, texts),
-                }
-                pointer.truncate(length);
-            }
-        }
-        Value::Null | Value::Bool(_) | Value::Number(_) => {}
-    }
-}
-
-/// Every string of `value` (member names included), with its pointer (`at` is `value`'s), without recursion.
-fn strings_under<'a>(value: &'a Value, at: &str) -> Vec<(String, &'a str)> {
+/// Every string of `value` (member names included, each with its object's pointer), with its JSON pointer,
+/// without recursion.
+fn strings_under(value: &Value) -> Vec<(String, &str)> {
     let mut found = Vec::new();
-    let mut stack = vec![(at.to_owned(), value)];
+    let mut stack = vec![(String::new(), value)];
     while let Some((pointer, value)) = stack.pop() {
         match value {
             Value::String(text) => found.push((pointer, text.as_str())),
@@ -398,9 +325,8 @@ mod tests {
             "a/b": {"deep": ["x"]},
             "extra": {"inner": "public"}
         });
-        let mut texts = Texts::default();
-        split_texts(&schema, &arguments, &mut String::new(), &mut texts);
-        let mut secret = texts.secret.clone();
+        let input = CompiledSchema::compile(&schema).expect("a schema");
+        let (mut secret, public) = split_texts(&input, &arguments);
         secret.sort();
         assert_eq!(
             secret,
@@ -411,10 +337,10 @@ mod tests {
                 ("/cards/0/number".to_owned(), "4111")
             ]
         );
-        for public in ["Ann", "inner", "public", "extra", "cards", "name"] {
-            assert!(texts.public.contains(&public), "{public} is public: {:?}", texts.public);
+        for text in ["Ann", "inner", "public", "extra", "cards", "name"] {
+            assert!(public.contains(&text), "{text} is public: {public:?}");
         }
-        assert!(!texts.public.contains(&"4111"));
+        assert!(!public.contains(&"4111"));
     }
 
     #[test]

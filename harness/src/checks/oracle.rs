@@ -6,7 +6,7 @@
 //! test with an input-layer error, whatever else the executor thinks of it.
 
 use callproof_executor::app::{Downstream, HttpRequest, HttpResponse, SendError, conformance_app};
-use callproof_executor::decode::{self, Limits};
+use callproof_executor::decode::{self, CompiledSchema, Limits};
 use callproof_executor::error::Category;
 use callproof_executor::{Arguments, ErrorBody, ToolCall, Tools};
 use std::collections::HashMap;
@@ -26,6 +26,12 @@ impl Downstream for Unreachable {
 fn tools() -> &'static Tools {
     static TOOLS: OnceLock<Tools> = OnceLock::new();
     TOOLS.get_or_init(|| conformance_app(Arc::new(Unreachable)).expect("the catalog compiles").0)
+}
+
+/// The compiled input schema of the catalog tool `tool`, when it marks an argument `x-sensitive`: the reference's
+/// own reading of the mark (which properties, at any depth, through `items` and the combinators).
+pub(crate) fn sensitive_input(tool: &str) -> Option<&'static CompiledSchema> {
+    tools().get(tool).map(|tool| &tool.input).filter(|input| input.marks_sensitive())
 }
 
 /// The reference decoder's refusal of a call of `tool` with `arguments`, if it refuses it at the input or

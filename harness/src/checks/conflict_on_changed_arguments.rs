@@ -1,12 +1,13 @@
 //! `conflict-on-changed-arguments`: the same business request with changed arguments answers
 //! idempotency_conflict and sends nothing.
 //!
-//! Rule enforced here: only a `changed` call whose operation was recorded by an earlier call can conflict. An
+//! Rule enforced here: any call whose operation was recorded by an earlier call with other canonical arguments
+//! must conflict, whatever step made it (a `changed` step, or a `submit` reusing the business request id). An
 //! earlier call recorded its arguments when it got as far as the idempotency stage (it answered ok, or its
 //! envelope carries `meta.idempotency_key`, which docs/envelope.schema.json gives only from that stage on) or
 //! sent a side-effecting request. A call refused before the claim (a spent budget, a failed ownership lookup,
-//! authorization, input) recorded nothing, per docs/errors.md, so the next call is free to execute. A changed
-//! call refused for its own input or authorization, or changed back to what was recorded, is not judged.
+//! authorization, input) recorded nothing, per docs/errors.md, so the next call is free to execute. A call
+//! refused for its own input or authorization, or with the recorded arguments, is not judged.
 
 use super::{Check, CheckId, Context, Judgement, Level, Outcome, refused_up_front};
 use crate::transcript::CallRecord;
@@ -26,7 +27,7 @@ pub(super) const CHECK: Check = Check {
 
 fn run(context: &Context<'_>) -> Outcome {
     let mut judgement = Judgement::new();
-    for call in context.transcript.calls.iter().filter(|call| call.action == crate::scenario::StepKind::Changed) {
+    for call in &context.transcript.calls {
         let operation = &context.transcript.operations[call.op];
         if !context.has_side_effect(&operation.tool) {
             continue;
@@ -36,7 +37,7 @@ fn run(context: &Context<'_>) -> Outcome {
             .calls_of(operation)
             .take_while(|earlier| earlier.index != call.index)
             .find(|earlier| recorded_its_arguments(context, earlier));
-        // Changed back to what was recorded is a plain retry, not a conflict.
+        // The recorded arguments again (or changed back to them) is a plain retry, not a conflict.
         if recorded.is_none_or(|recorded| canonical(&recorded.arguments) == canonical(&call.arguments)) {
             continue;
         }
@@ -101,6 +102,20 @@ mod tests {
         )
         .fails(&CHECK, "changed arguments under one business request answered ok");
         assert!(violations.iter().any(|violation| violation.message.contains("reached the downstream as request #1")));
+    }
+
+    #[test]
+    fn any_call_reusing_the_request_with_other_arguments_is_judged_not_only_a_changed_step() {
+        // A scenario may reuse a business request id from a fresh `submit`; the action does not matter.
+        let other = r#"args={"order_id":"ord_1","amount":20,"reason":"duplicate"}"#;
+        history(&format!("submit refund_order -> dependency_unavailable reason=unavailable key=k1; retry {other} -> ok"))
+            .fails(&CHECK, "changed arguments under one business request answered ok");
+        history(&format!(
+            "submit refund_order -> dependency_unavailable reason=unavailable key=k1; retry {other} -> idempotency_conflict"
+        ))
+        .passes(&CHECK);
+        // The recorded arguments again are a retry, not judged.
+        history("submit refund_order -> dependency_unavailable reason=unavailable key=k1; retry -> ok").skips(&CHECK);
     }
 
     #[test]

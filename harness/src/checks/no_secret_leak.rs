@@ -6,7 +6,8 @@
 //! success is searched for the sensitive argument values of every call of the run, its own and the others' (a
 //! conflict must not show the arguments recorded before it; a success may hand a value back as its result): a
 //! string of at least [`SHORTEST_SECRET`] characters found under such an argument, looked for by its first
-//! [`SECRET_PROBE_CHARS`] characters, so an echo cut short is found too. A value the executor could not tell
+//! [`SECRET_PROBE_CHARS`] characters, so an echo cut short is found too; every value of a repeated member counts,
+//! not only the last a JSON map would keep. A value the executor could not tell
 //! from public text is not judged: one that an argument that is not sensitive also holds, in any call (a subject
 //! equal to the body), or that an argument text that is not JSON, or the arguments of a tool that marks
 //! nothing, hold. Its echo may be theirs.
@@ -89,7 +90,7 @@ fn sensitive_values(context: &Context<'_>) -> Vec<Secret> {
     for call in context.transcript.calls.iter() {
         // Parsed only for a tool that marks something: most calls of a run are not.
         let Some((input, arguments)) =
-            oracle::sensitive_input(&call.tool).and_then(|input| Some((input, call.arguments_json()?)))
+            oracle::sensitive_input(&call.tool).and_then(|input| Some((input, Written::of(&call.arguments)?)))
         else {
             unmarked.push(call);
             continue;
@@ -112,7 +113,10 @@ fn sensitive_values(context: &Context<'_>) -> Vec<Secret> {
     for call in unmarked {
         match &call.arguments {
             Arguments::Raw(text) => public.push(Cow::Borrowed(text)),
-            Arguments::Value(value) => public.extend(strings_under(value).into_iter().map(|(_, text)| text.into())),
+            Arguments::Value(_) => {
+                let written = Written::of(&call.arguments).unwrap_or(Written::Other);
+                public.extend(strings_under(&written).into_iter().map(|(_, text)| Cow::Owned(text.to_owned())));
+            }
         }
     }
     secrets.retain(|secret| !public.iter().any(|text| text.contains(&secret.probe)));
@@ -121,7 +125,7 @@ fn sensitive_values(context: &Context<'_>) -> Vec<Secret> {
 
 /// The strings of `arguments` (member names included), split by `input`: under a sensitive property (with
 /// their pointers), or anywhere else.
-fn split_texts<'a>(input: &CompiledSchema, arguments: &'a Value) -> (Vec<(String, &'a str)>, Vec<&'a str>) {
+fn split_texts<'a>(input: &CompiledSchema, arguments: &'a Written) -> (Vec<(String, &'a str)>, Vec<&'a str>) {
     let (secret, public): (Vec<_>, Vec<_>) =
         strings_under(arguments).into_iter().partition(|(pointer, _)| input.is_sensitive(pointer));
     (secret, public.into_iter().map(|(_, text)| text).collect())
@@ -129,13 +133,13 @@ fn split_texts<'a>(input: &CompiledSchema, arguments: &'a Value) -> (Vec<(String
 
 /// Every string of `value` (member names included, each with its object's pointer), with its JSON pointer,
 /// without recursion.
-fn strings_under(value: &Value) -> Vec<(String, &str)> {
+fn strings_under(value: &Written) -> Vec<(String, &str)> {
     let mut found = Vec::new();
     let mut stack = vec![(String::new(), value)];
     while let Some((pointer, value)) = stack.pop() {
         match value {
-            Value::String(text) => found.push((pointer, text.as_str())),
-            Value::Object(members) => {
+            Written::Text(text) => found.push((pointer, text.as_str())),
+            Written::Members(members) => {
                 for (name, member) in members {
                     found.push((pointer.clone(), name.as_str()));
                     let mut inner = pointer.clone();
@@ -144,13 +148,92 @@ fn strings_under(value: &Value) -> Vec<(String, &str)> {
                     stack.push((inner, member));
                 }
             }
-            Value::Array(items) => {
+            Written::Items(items) => {
                 stack.extend(items.iter().enumerate().map(|(index, item)| (format!("{pointer}/{index}"), item)));
             }
-            Value::Null | Value::Bool(_) | Value::Number(_) => {}
+            Written::Other => {}
         }
     }
     found
+}
+
+/// Arguments as the caller wrote them, every member kept: the earlier values of a repeated member were sent too,
+/// and the refusal of the repetition must not show them either (a `serde_json::Value` keeps only the last).
+#[derive(Debug, PartialEq)]
+enum Written {
+    Text(String),
+    Members(Vec<(String, Written)>),
+    Items(Vec<Written>),
+    /// A number, a boolean or null: nothing to look for.
+    Other,
+}
+
+impl Written {
+    /// A call's arguments, or `None` for text that is not JSON (serde_json's nesting limit bounds the parse).
+    fn of(arguments: &Arguments) -> Option<Written> {
+        match arguments {
+            Arguments::Raw(text) => serde_json::from_str(text).ok(),
+            Arguments::Value(value) => serde_json::from_value(value.clone()).ok(),
+        }
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Written {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Written, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = Written;
+
+            fn expecting(&self, formatter: &mut std::fmt::Formatter) -> std::fmt::Result {
+                formatter.write_str("JSON")
+            }
+
+            fn visit_str<E>(self, text: &str) -> Result<Written, E> {
+                Ok(Written::Text(text.to_owned()))
+            }
+
+            fn visit_string<E>(self, text: String) -> Result<Written, E> {
+                Ok(Written::Text(text))
+            }
+
+            fn visit_bool<E>(self, _: bool) -> Result<Written, E> {
+                Ok(Written::Other)
+            }
+
+            fn visit_i64<E>(self, _: i64) -> Result<Written, E> {
+                Ok(Written::Other)
+            }
+
+            fn visit_u64<E>(self, _: u64) -> Result<Written, E> {
+                Ok(Written::Other)
+            }
+
+            fn visit_f64<E>(self, _: f64) -> Result<Written, E> {
+                Ok(Written::Other)
+            }
+
+            fn visit_unit<E>(self) -> Result<Written, E> {
+                Ok(Written::Other)
+            }
+
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut items: A) -> Result<Written, A::Error> {
+                let mut found = Vec::new();
+                while let Some(item) = items.next_element()? {
+                    found.push(item);
+                }
+                Ok(Written::Items(found))
+            }
+
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut members: A) -> Result<Written, A::Error> {
+                let mut found = Vec::new();
+                while let Some(member) = members.next_entry()? {
+                    found.push(member);
+                }
+                Ok(Written::Members(found))
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
 }
 
 /// Whether a string of `value`, or a member name, contains `text`.
@@ -276,6 +359,16 @@ mod tests {
     }
 
     #[test]
+    fn every_value_of_a_repeated_sensitive_member_counts_not_only_the_last() {
+        let repeated = r#"submit send_email args={"to":"a@example.com","subject":"hi","body":"first-private-4f1c9e","body":"second-private-8d2a7b"}"#;
+        for echoed in ["first-private-4f1c9e", "second-private-8d2a7b"] {
+            history(&format!("{repeated} -> invalid_arguments reason=duplicate_key message=the_body_{echoed}_repeats"))
+                .fails(&CHECK, "`/body`");
+        }
+        history(&format!("{repeated} -> invalid_arguments reason=duplicate_key message=/body_repeats")).passes(&CHECK);
+    }
+
+    #[test]
     fn an_echo_cut_short_is_found_and_a_short_value_is_not_looked_for() {
         let long = r#""callproof-private-4f1c9e-and-much-more-after-it""#;
         history(&refused_email(long, "message=callproof-private…_is_too_long")).fails(&CHECK, "`/body`");
@@ -326,6 +419,7 @@ mod tests {
             "extra": {"inner": "public"}
         });
         let input = CompiledSchema::compile(&schema).expect("a schema");
+        let arguments = Written::of(&Arguments::Value(arguments)).expect("JSON");
         let (mut secret, public) = split_texts(&input, &arguments);
         secret.sort();
         assert_eq!(

@@ -363,6 +363,10 @@ arguments = '{"location":"Paris","units":null}'
         Scenario::parse(text).expect_err("refused")
     }
 
+    fn error_of(text: &str) -> String {
+        error(text).to_string()
+    }
+
     #[test]
     fn a_minimal_scenario_parses() {
         let scenario = Scenario::parse(MINIMAL).expect("parse");
@@ -418,6 +422,37 @@ arguments = '{"location":"Paris","units":null}'
             let error = error(&text);
             assert!(error.to_string().contains(choices), "{error}");
             assert_eq!(error.line(), line, "{error}");
+        }
+    }
+
+    #[test]
+    fn a_pinned_outcome_must_fault_every_read_an_executor_may_send_again() {
+        let expect = "expect = { ok = false, code = \"dependency_unavailable\" }\n";
+        let with = |fault: &str, expect: &str| format!("{MINIMAL}faults = [{fault}]\n{expect}");
+        // The read tool's own request (the step's default endpoint), faulted once, under an expectation.
+        let error = error(&with("{ kind = \"fail_before_commit\" }", expect));
+        assert!(error.to_string().contains("`fail_before_commit` on `GET /weather` applies to one read"), "{error}");
+        assert!(error.to_string().contains("times = 0"), "{error}");
+        assert_eq!(error.line(), Some(6), "{error}");
+        // The same on a retry of the step: the tool comes from the step it follows.
+        let retry = format!(
+            "{MINIMAL}[[step]]\naction = \"retry\"\nof = \"first\"\nfaults = [{{ kind = \"redirect\", to = \"foreign\", times = 2 }}]\n{expect}"
+        );
+        assert!(error_of(&retry).contains("`redirect` on `GET /weather` applies to 2 reads"), "{}", error_of(&retry));
+        // A lookup or status query named by `on`, pinned by the ledger only.
+        let lookup = format!(
+            "{}[expect_ledger]\nrefunds = 0\n",
+            with("{ kind = \"commit_then_drop\", on = \"GET /orders\" }", "")
+        );
+        assert!(error_of(&lookup).contains("on `GET /orders`"), "{}", error_of(&lookup));
+        // Every read faulted, an answer that can be read (a 404), a request with side effects, or nothing pinned.
+        for fine in [
+            with("{ kind = \"fail_before_commit\", times = 0 }", expect),
+            with("{ kind = \"fail_before_commit\", status = 404 }", expect),
+            with("{ kind = \"commit_then_drop\", on = \"POST /refunds\" }", expect),
+            with("{ kind = \"leak_bait\" }", ""),
+        ] {
+            Scenario::parse(&fine).unwrap_or_else(|error| panic!("{error}\n{fine}"));
         }
     }
 

@@ -2,7 +2,8 @@
 //!
 //! Rule enforced here: anything that would make a step run something other than what it says (a call to an
 //! empty tool name, `null` arguments from a misspelt corpus case, a fault on an endpoint nothing calls, an
-//! expectation nobody judges) is refused before anything runs, naming the step and the valid choices.
+//! expectation nobody judges) is refused before anything runs, naming the step and the valid choices. So is a
+//! pinned outcome that holds only for an executor that reads once, where the contract lets it read again.
 
 use super::{Draft, Step};
 use crate::corpus::Corpus;
@@ -54,15 +55,59 @@ pub(super) fn validate(draft: &Draft) -> Result<(), Invalid> {
         return Err(Invalid { step: None, message });
     }
     let mut ids: Vec<&str> = Vec::new();
+    // The tool each step id calls, for the steps that follow it (`of`).
+    let mut tools: Vec<(&str, Option<String>)> = Vec::new();
     for (index, step) in draft.steps.iter().enumerate() {
         check_step(draft, step, &ids).map_err(|message| Invalid { step: Some(index), message })?;
+        let tool = match step {
+            Step::Submit(call) | Step::Burst { call, .. } => call_tool(call),
+            _ => step.of().and_then(|of| tools.iter().find(|(id, _)| *id == of)).and_then(|(_, tool)| tool.clone()),
+        };
+        check_read_faults(draft, step, tool.as_deref()).map_err(|message| Invalid { step: Some(index), message })?;
         if let Step::Submit(call) | Step::Burst { call, .. } = step
             && let Some(id) = &call.id
         {
             ids.push(id);
+            tools.push((id, tool));
         }
     }
     Ok(())
+}
+
+/// The tool a submitted call names, or the one its corpus case calls.
+fn call_tool(call: &super::step::CallSpec) -> Option<String> {
+    call.tool.clone().or_else(|| {
+        let case = call.corpus.as_deref()?;
+        Corpus::shipped().cases.iter().find(|known| known.name == case).map(|known| known.tool.clone())
+    })
+}
+
+/// A read (every `GET` of the conformance app) whose answer brought nothing to read may be sent again within the
+/// call (docs/protocol.md), and the read again may succeed. A fault that hits such a read only once, in a
+/// scenario that pins an outcome, would judge whether the executor reads again, which the contract leaves free.
+fn check_read_faults(draft: &Draft, step: &Step, tool: Option<&str>) -> Result<(), String> {
+    if step.expect().is_none() && draft.expect_ledger.is_empty() {
+        return Ok(());
+    }
+    for fault in step.faults().iter().filter(|fault| fault.times != 0 && fault.kind.leaves_nothing_to_read()) {
+        let endpoint = fault.on.clone().or_else(|| tool.and_then(main_endpoint)).unwrap_or_default();
+        if endpoint.starts_with("GET ") {
+            return Err(format!(
+                "fault `{}` on `{endpoint}` applies to {}, but after such an answer a call may read again \
+                 (docs/protocol.md) and this scenario pins an outcome: add `times = 0` to fault every read of the \
+                 step",
+                fault.kind.name(),
+                if fault.times == 1 { "one read".to_owned() } else { format!("{} reads", fault.times) }
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The endpoint of a tool's main request, e.g. `GET /orders`.
+fn main_endpoint(tool: &str) -> Option<String> {
+    let entry = callproof_executor::app::catalog_entries().iter().find(|entry| entry.spec.name == tool)?;
+    crate::world::endpoint_of_template(&entry.downstream.invoke)
 }
 
 fn check_step(draft: &Draft, step: &Step, ids: &[&str]) -> Result<(), String> {

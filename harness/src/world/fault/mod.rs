@@ -33,6 +33,13 @@ pub trait Fault: Rule + Clone + Sized + 'static {
         None
     }
 
+    /// Whether the request it applies to gets no answer a read could use (a 5xx, no answer, a redirect). After
+    /// such an answer a call may send a read again within its deadline (docs/protocol.md), so a scenario that
+    /// pins the outcome of a step must apply it to every read of the step (`times = 0`).
+    fn leaves_nothing_to_read(&self) -> bool {
+        false
+    }
+
     /// A fresh rule for one arming. Stateless kinds are their own rule.
     fn rule(&self) -> Box<dyn Rule> {
         Box::new(self.clone())

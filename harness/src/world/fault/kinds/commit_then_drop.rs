@@ -19,6 +19,10 @@ impl Rule for CommitThenDrop {
 }
 
 impl Fault for CommitThenDrop {
+    fn leaves_nothing_to_read(&self) -> bool {
+        true
+    }
+
     fn generated() -> Vec<Generated> {
         vec![Generated::new("commit_then_drop", |_| FaultKind::CommitThenDrop(CommitThenDrop {}).into())]
     }

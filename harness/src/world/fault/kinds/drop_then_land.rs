@@ -24,6 +24,10 @@ impl Rule for DropThenLand {
 }
 
 impl Fault for DropThenLand {
+    fn leaves_nothing_to_read(&self) -> bool {
+        true
+    }
+
     fn generated() -> Vec<Generated> {
         vec![Generated::new("drop_then_land", |step| {
             FaultKind::DropThenLand(DropThenLand { ms: step.budget_ms / 2 }).into()

@@ -25,6 +25,10 @@ impl Rule for DropThenPending {
 }
 
 impl Fault for DropThenPending {
+    fn leaves_nothing_to_read(&self) -> bool {
+        true
+    }
+
     fn generated() -> Vec<Generated> {
         vec![Generated::new("drop_then_pending", |step| {
             FaultKind::DropThenPending(DropThenPending { ms: step.budget_ms * 2 }).into()

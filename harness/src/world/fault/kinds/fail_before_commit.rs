@@ -27,6 +27,10 @@ impl Rule for FailBeforeCommit {
 }
 
 impl Fault for FailBeforeCommit {
+    fn leaves_nothing_to_read(&self) -> bool {
+        self.status >= 500
+    }
+
     fn generated() -> Vec<Generated> {
         vec![Generated::new("fail_before_commit", |_| FaultKind::FailBeforeCommit(FailBeforeCommit { status: 503 }).into())]
     }

@@ -29,6 +29,10 @@ impl Rule for LeakBait {
 }
 
 impl Fault for LeakBait {
+    fn leaves_nothing_to_read(&self) -> bool {
+        true
+    }
+
     fn generated() -> Vec<Generated> {
         vec![Generated::new("leak_bait", |_| FaultKind::LeakBait(LeakBait {}).into())]
     }

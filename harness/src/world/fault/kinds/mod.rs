@@ -46,6 +46,13 @@ macro_rules! kinds {
                 }
             }
 
+            /// Whether the request it applies to gets no answer a read could use (see [`super::Fault`]).
+            pub fn leaves_nothing_to_read(&self) -> bool {
+                match self {
+                    $(FaultKind::$Kind(kind) => kind.leaves_nothing_to_read(),)*
+                }
+            }
+
             /// A fresh rule for one arming.
             pub(crate) fn rule(&self) -> Box<dyn Rule> {
                 match self {

@@ -107,7 +107,11 @@ impl Rule for Redirect {
     }
 }
 
-impl Fault for Redirect {}
+impl Fault for Redirect {
+    fn leaves_nothing_to_read(&self) -> bool {
+        true
+    }
+}
 
 #[cfg(test)]
 mod tests {

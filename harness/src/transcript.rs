@@ -558,8 +558,8 @@ impl Transcript {
         self.exchanges.iter().filter(|exchange| self.senders(exchange).is_empty())
     }
 
-    /// Attributes each downstream request: to the one call whose envelope's request id it carries (of several
-    /// that carry it, the one in flight), else to the only call in flight when it arrived, else, when the calls
+    /// Attributes each downstream request: to the one call whose envelope's request id it carries among the
+    /// calls made before it arrived (of several that carry it, the one in flight), else to the only call in flight when it arrived, else, when the calls
     /// in flight all belong to one operation, to that operation and to none of its calls; else to nothing.
     pub fn attribute(calls: &[CallRecord], records: Vec<RequestRecord>) -> Vec<Exchange> {
         let requests = records.iter().map(|record| record.index + 1).max().unwrap_or(0);
@@ -574,8 +574,14 @@ impl Transcript {
             .into_iter()
             .map(|record| {
                 let open: Vec<&CallRecord> = open_by_request[record.index].iter().map(|call| &calls[*call]).collect();
-                let named: Vec<&CallRecord> =
-                    record.request_id.as_deref().and_then(|id| by_request_id.get(id)).cloned().unwrap_or_default();
+                // A call cannot have sent a request that arrived before it was made: an executor that gives the
+                // calls of one operation one request id does not get an earlier call's request moved to a later one.
+                let named: Vec<&CallRecord> = record
+                    .request_id
+                    .as_deref()
+                    .and_then(|id| by_request_id.get(id))
+                    .map(|named| named.iter().copied().filter(|call| call.first_request <= record.index).collect())
+                    .unwrap_or_default();
                 let named_in_flight =
                     named.iter().copied().filter(|call| open.iter().any(|other| other.index == call.index));
                 let by_id = match named.as_slice() {
@@ -663,6 +669,18 @@ mod tests {
         calls[0].requests_until = 0;
         let exchanges = Transcript::attribute(&calls, records);
         assert_eq!((exchanges[0].call, exchanges[0].op), (Some(0), Some(0)));
+    }
+
+    #[test]
+    fn a_request_id_of_a_call_made_after_the_request_arrived_does_not_claim_it() {
+        // The calls of one operation share a request id: the first call's request stays the first call's.
+        let (mut calls, records) = calls_and_requests(
+            "submit refund_order -> timeout_unknown rid=req_op; retry -> ok rid=req_op
+             request POST /refunds -> committed rid=req_op",
+        );
+        calls[0].requests_until = 1;
+        calls[1].first_request = 1;
+        assert_eq!(Transcript::attribute(&calls, records)[0].call, Some(0));
     }
 
     #[test]

@@ -28,15 +28,19 @@ impl Fault for BadOutput {
     }
 }
 
-/// Breaks one field of a successful answer so that it violates the tool's output schema. A status query's
-/// answer (`GET /refunds?idempotency_key=K` and friends) carries the result of a completed operation in its
-/// `result` member: that result is broken, as the tool's own answer would be, so that a result found by
-/// reconciliation is put to the same test.
+/// Breaks one field of a successful answer so that it violates the tool's output schema: a declared member, never
+/// an extra one, which the projection onto the schema's properties would rightly drop. A status query's answer
+/// (`GET /refunds?idempotency_key=K` and friends) carries the result of a completed operation in its `result`
+/// member: that result is broken, as the tool's own answer would be, so that a result found by reconciliation is
+/// put to the same test.
 fn break_output(endpoint: &str, body: &mut Value) {
     let own_endpoint = match endpoint {
         "GET /refunds" => Some("POST /refunds"),
         "GET /emails" => Some("POST /emails"),
         "GET /deletions" => Some("DELETE /accounts"),
+        // The export service answers a task's poll and the submission's status query at the same endpoint; only
+        // a poll's answer names its task.
+        "GET /exports" if body.get("task_id").is_none() => Some("POST /exports"),
         _ => None,
     };
     if let Some(own_endpoint) = own_endpoint {
@@ -50,10 +54,51 @@ fn break_output(endpoint: &str, body: &mut Value) {
         "GET /orders" => ("refundable_amount", Value::String(body["refundable_amount"].to_string())),
         "GET /weather" => ("temperature", Value::String("hot".to_owned())),
         "PUT /preferences" => ("value", json!(12)),
-        "POST /emails" => ("status", json!(42)),
+        "POST /emails" | "POST /exports" | "GET /exports" | "DELETE /exports" => ("status", json!(42)),
         _ => ("deleted", Value::String("yes".to_owned())),
     };
     if let Some(members) = body.as_object_mut() {
         members.insert(field.to_owned(), broken);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The members `break_output` set on `body` for `endpoint`, with their new values.
+    fn broken(endpoint: &str, body: Value) -> Vec<(String, Value)> {
+        let mut changed = body.clone();
+        break_output(endpoint, &mut changed);
+        let members = changed.as_object().cloned().unwrap_or_default();
+        members.into_iter().filter(|(name, value)| body.get(name) != Some(value)).collect()
+    }
+
+    #[test]
+    fn every_tools_answer_is_broken_in_a_member_its_output_schema_declares() {
+        for entry in callproof_executor::app::catalog_entries() {
+            let endpoint = crate::world::endpoint_of_template(&entry.downstream.invoke).expect("an endpoint");
+            // A poll's answer names its task; the others need nothing to be broken.
+            let body = json!({"task_id": "exp_1", "amount": 5, "refundable_amount": 5});
+            let declared = &entry.spec.output_schema["properties"];
+            for (name, value) in broken(&endpoint, body) {
+                assert!(
+                    declared.get(&name).is_some(),
+                    "{}: `{name}` = {value} is not a member of its output schema, so the projection drops it",
+                    entry.spec.name
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_status_querys_result_is_broken_as_the_tools_own_answer_would_be() {
+        let mut export = json!({"status": "completed", "result": {"task_id": "exp_1", "status": "working"}});
+        break_output("GET /exports", &mut export);
+        assert_eq!(export["status"], "completed");
+        assert_eq!(export["result"]["status"], 42);
+        let mut poll = json!({"task_id": "exp_1", "status": "completed", "result": null});
+        break_output("GET /exports", &mut poll);
+        assert_eq!(poll["status"], 42);
     }
 }

@@ -351,6 +351,14 @@ pub const ALL: &[Mutant] = &[
         process: over(&["idempotency/duplicate_refund_after_lost_response"]),
     },
     Mutant {
+        name: "replay-as-in-progress",
+        bug: "a replay answers operation_in_progress, marked replayed, instead of the stored outcome: a cache that \
+              answers from the record's existence, not from what it holds",
+        variant: Variant { stages: Stages { replay: stages::replay_as_in_progress, ..S }, ..R },
+        trips: &["expectations", "replayed-means-recorded"],
+        process: over(&["idempotency/retry_replays_success"]),
+    },
+    Mutant {
         name: "identity-on-writes-only",
         bug: "X-Tenant-Id and X-Subject-Id go only on requests with an Idempotency-Key: lookups and reads are \
               anonymous to the downstream",

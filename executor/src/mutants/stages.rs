@@ -279,6 +279,14 @@ pub fn replay_with_stored_meta(stored: Envelope, _meta: &Meta) -> Envelope {
     Envelope { meta: Meta { replayed: true, ..stored.meta.clone() }, ..stored }
 }
 
+/// A replay answers that the operation is still in progress, marked replayed, whatever the stored outcome: a
+/// cache that answers from the record's existence, not from what it holds.
+pub fn replay_as_in_progress(_stored: Envelope, meta: &Meta) -> Envelope {
+    let busy = ErrorBody::new(ErrorCode::OperationInProgress, "this business request is already being handled")
+        .with("retry_after_ms", 1000);
+    Envelope::failure(busy, Meta { replayed: true, ..meta.clone() })
+}
+
 fn schema_types(schema: &Value) -> Vec<String> {
     match &schema["type"] {
         Value::String(kind) => vec![kind.clone()],

@@ -74,6 +74,7 @@ registry! {
     resource_refusal_uniform::RESOURCE_REFUSAL_UNIFORM,
     meta_echoes_call::META_ECHOES_CALL,
     identity_propagated::IDENTITY_PROPAGATED,
+    replayed_means_recorded::REPLAYED_MEANS_RECORDED,
 }
 
 /// How binding a check is.

@@ -29,7 +29,8 @@ fn run(context: &Context<'_>) -> Outcome {
     let mut judgement = Judgement::new();
     for call in &context.transcript.calls {
         let operation = &context.transcript.operations[call.op];
-        if !context.has_side_effect(&operation.tool) {
+        // The first call of its operation has nothing earlier to conflict with.
+        if operation.calls.first() == Some(&call.index) || !context.has_side_effect(&operation.tool) {
             continue;
         }
         // The first earlier call that reached the idempotency stage is the one whose arguments were recorded.
@@ -37,8 +38,12 @@ fn run(context: &Context<'_>) -> Outcome {
             .calls_of(operation)
             .take_while(|earlier| earlier.index != call.index)
             .find(|earlier| recorded_its_arguments(context, earlier));
-        // The recorded arguments again (or changed back to them) is a plain retry, not a conflict.
-        if recorded.is_none_or(|recorded| canonical(&recorded.arguments) == canonical(&call.arguments)) {
+        // The recorded arguments again (or changed back to them) is a plain retry, not a conflict. The same
+        // text is compared first: a retry's arguments are, and canonical JSON is not free after every step of
+        // an exploration.
+        if recorded.is_none_or(|recorded| {
+            recorded.arguments == call.arguments || canonical(&recorded.arguments) == canonical(&call.arguments)
+        }) {
             continue;
         }
         if refused_up_front(call) {

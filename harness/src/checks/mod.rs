@@ -234,8 +234,7 @@ impl Context<'_> {
     /// The endpoint of a tool's invoke request, e.g. `POST /refunds`.
     pub(crate) fn main_endpoint(&self, tool: &str) -> String {
         let invoke = self.tool(tool).map_or("", |entry| entry.downstream.invoke.as_str());
-        let (method, path) = invoke.split_once(' ').unwrap_or(("GET", invoke));
-        crate::world::endpoint_of(method, path.split('?').next().unwrap_or(path))
+        crate::world::endpoint_of_template(invoke).unwrap_or_else(|| crate::world::endpoint_of("GET", invoke))
     }
 }
 

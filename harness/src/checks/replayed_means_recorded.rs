@@ -67,11 +67,8 @@ fn same_outcome(one: &CallRecord, other: &CallRecord) -> bool {
 }
 
 /// `ok`, or the error's code as written.
-fn outcome_of(call: &CallRecord) -> String {
-    match call.error() {
-        Some(error) => error.wire_code.clone(),
-        None => "ok".to_owned(),
-    }
+fn outcome_of(call: &CallRecord) -> &str {
+    call.error().map_or("ok", |error| error.wire_code.as_str())
 }
 
 #[cfg(test)]

@@ -18,7 +18,7 @@ use crate::mock::MockDownstream;
 use crate::scenario::{AuthFixture, CallSpec, IdentityState, Scenario, Step, StepKind};
 use crate::subject::{Subject, SubjectCall, SubjectError, SubjectFactory, SubjectFault};
 use crate::transcript::{Answer, CallRecord, Calls, LeftOut, Operation, Refusal, Transcript};
-use crate::world::{Behaviour, FaultGuard, FaultLog, World, endpoint_of};
+use crate::world::{Behaviour, FaultGuard, FaultLog, World};
 use callproof_executor::app::{CatalogEntry, catalog};
 use callproof_executor::canonical::{canonical_json, sha256_hex};
 use callproof_executor::clock::{Clock, SystemClock, TokioWallClock};
@@ -210,14 +210,7 @@ impl Runner {
 
     /// The endpoint a tool's main request goes to, e.g. `POST /refunds`.
     pub fn main_endpoint(&self, tool: &str) -> String {
-        self.catalog
-            .iter()
-            .find(|entry| entry.spec.name == tool)
-            .and_then(|entry| {
-                let (method, path) = entry.downstream.invoke.split_once(' ')?;
-                Some(endpoint_of(method, path.split('?').next().unwrap_or(path)))
-            })
-            .unwrap_or_else(|| "GET /unknown".to_owned())
+        crate::world::main_endpoint(&self.catalog, tool).unwrap_or_else(|| "GET /unknown".to_owned())
     }
 
     fn auth_context(&self, fixture: &AuthFixture, wall_origin: u64) -> AuthContext {

@@ -90,7 +90,12 @@ fn check_read_faults(draft: &Draft, step: &Step, tool: Option<&str>) -> Result<(
         return Ok(());
     }
     for fault in step.faults().iter().filter(|fault| fault.times != 0 && fault.kind.leaves_nothing_to_read()) {
-        let endpoint = fault.on.clone().or_else(|| tool.and_then(main_endpoint)).unwrap_or_default();
+        let catalog = callproof_executor::app::catalog_entries();
+        let endpoint = fault
+            .on
+            .clone()
+            .or_else(|| tool.and_then(|tool| crate::world::main_endpoint(catalog, tool)))
+            .unwrap_or_default();
         if endpoint.starts_with("GET ") {
             return Err(format!(
                 "fault `{}` on `{endpoint}` applies to {}, but after such an answer a call may read again \
@@ -102,12 +107,6 @@ fn check_read_faults(draft: &Draft, step: &Step, tool: Option<&str>) -> Result<(
         }
     }
     Ok(())
-}
-
-/// The endpoint of a tool's main request, e.g. `GET /orders`.
-fn main_endpoint(tool: &str) -> Option<String> {
-    let entry = callproof_executor::app::catalog_entries().iter().find(|entry| entry.spec.name == tool)?;
-    crate::world::endpoint_of_template(&entry.downstream.invoke)
 }
 
 fn check_step(draft: &Draft, step: &Step, ids: &[&str]) -> Result<(), String> {

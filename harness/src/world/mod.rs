@@ -364,6 +364,12 @@ pub fn endpoint_of_template(template: &str) -> Option<String> {
     Some(endpoint_of(method, path.split('?').next().unwrap_or(path)))
 }
 
+/// The endpoint of `tool`'s main (invoke) request in `catalog`, e.g. `POST /refunds`; `None` for a tool it lacks.
+pub fn main_endpoint(catalog: &[callproof_executor::app::CatalogEntry], tool: &str) -> Option<String> {
+    let entry = catalog.iter().find(|entry| entry.spec.name == tool)?;
+    endpoint_of_template(&entry.downstream.invoke)
+}
+
 /// Every endpoint the conformance app's catalog reaches (resource lookups, invocations, status queries),
 /// sorted: what a fault's `on` may name.
 pub fn endpoints(catalog: &[callproof_executor::app::CatalogEntry]) -> Vec<String> {

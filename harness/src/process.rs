@@ -183,7 +183,7 @@ impl SubjectFactory for ProcessFactory {
 
     async fn support(&self, scenario: &Scenario) -> Support {
         let proxied = self.options.store_upstream.is_some();
-        support(scenario, self.probe().await.ok().as_ref(), "see its capabilities", proxied)
+        support(scenario, self.probe().await.ok().as_ref(), "see its capabilities", proxied, true)
     }
 
     async fn tools(&self) -> Option<Vec<String>> {
@@ -207,13 +207,15 @@ pub(crate) async fn with_store_proxy(
 /// Whether an executor process with `capabilities` (unknown: `None`) can be judged on `scenario`: a fault that
 /// needs store control is skipped unless the executor declares `store_outage` and the harness relays its store
 /// (`proxied`), a pause is skipped unless it declares `pause`, a scenario calling a catalog tool the executor
-/// lacks is skipped, and a crash scenario is an expected failure when the store is not declared durable.
-/// Shared by every process subject (`callproof/1`, MCP).
+/// lacks is skipped, a crash scenario is an expected failure when the store is not declared durable, and a
+/// scenario that ends the input with a call in flight is skipped unless the subject speaks `callproof/1`
+/// (`line_protocol`). Shared by every process subject (`callproof/1`, MCP).
 pub(crate) fn support(
     scenario: &Scenario,
     capabilities: Option<&Capabilities>,
     where_listed: &str,
     proxied: bool,
+    line_protocol: bool,
 ) -> Support {
     let faults: Vec<&FaultSpec> = scenario.steps.iter().flat_map(|step| step.faults()).collect();
     let declares = |feature: &str| capabilities.is_some_and(|capabilities| capabilities.has(feature));
@@ -229,6 +231,14 @@ pub(crate) fn support(
                 fault.kind.name()
             ));
         }
+    }
+    if let Some(fault) = faults.iter().find(|fault| fault.kind.needs() == Needs::LineProtocol)
+        && !line_protocol
+    {
+        return Support::Skip(format!(
+            "{} closes the server's input with a call in flight, and an MCP server may end its session at once",
+            fault.kind.name()
+        ));
     }
     if let Some(fault) = faults.iter().find(|fault| fault.kind.needs() == Needs::Pause)
         && !declares(protocol::PAUSE)
@@ -319,6 +329,12 @@ impl<R: Running> Subject for Restartable<R> {
                     return Err(SubjectError::Unsupported(why));
                 }
             },
+            (SubjectFault::EndInput, true) => drop(self.current.lock().await.handles().stdin.lock().await.take()),
+            (SubjectFault::EndInput, false) => {
+                let mut current = self.current.lock().await;
+                current.stop(self.options.stop_grace).await;
+                *current = Arc::new(R::start(&self.argv, &self.options, &self.start).await?);
+            }
             (SubjectFault::Pause(_), false) => {}
             (SubjectFault::Pause(pause), true) => {
                 let current = self.current.lock().await.clone();
@@ -784,9 +800,12 @@ mod tests {
             tools,
             features: Vec::new(),
         };
-        assert_eq!(support(scenario, Some(&capabilities(all.clone())), "not in its tools/list", false), Support::Full);
+        assert_eq!(
+            support(scenario, Some(&capabilities(all.clone())), "not in its tools/list", false, true),
+            Support::Full
+        );
         let fewer: Vec<String> = all.into_iter().filter(|tool| tool != "refund_order").collect();
-        match support(scenario, Some(&capabilities(fewer)), "not in its tools/list", false) {
+        match support(scenario, Some(&capabilities(fewer)), "not in its tools/list", false, true) {
             Support::Skip(why) => assert!(why.contains("`refund_order` (not in its tools/list)"), "{why}"),
             other => panic!("expected a skip, got {other:?}"),
         }

@@ -221,6 +221,8 @@ pub trait Subject: Send + Sync {
             // An in-process subject shares the harness's process, which cannot be stopped: the call simply
             // goes on (the properties the pause scenarios judge hold either way).
             SubjectFault::Pause(_) => Ok(()),
+            // An in-process subject reads no input: the call simply goes on.
+            SubjectFault::EndInput => Ok(()),
             SubjectFault::StoreOutage if !on => Ok(()),
             SubjectFault::StoreOutage => {
                 Err(SubjectError::Unsupported(format!("this subject cannot make its store fail ({fault})")))
@@ -245,6 +247,10 @@ pub enum SubjectFault {
     /// The subject's process is stopped (SIGSTOP) for this long and then resumed (SIGCONT); switched on only
     /// (it ends by itself). An in-process subject cannot be stopped: nothing happens.
     Pause(Duration),
+    /// The subject's input ends (on: a process's stdin is closed while a call is in flight, which it must still
+    /// answer) and it is started again with the same session (off). An in-process subject has no input to end:
+    /// nothing happens.
+    EndInput,
 }
 
 impl std::fmt::Display for SubjectFault {
@@ -253,6 +259,7 @@ impl std::fmt::Display for SubjectFault {
             SubjectFault::StoreOutage => "store outage",
             SubjectFault::Kill => "kill",
             SubjectFault::Pause(_) => "pause",
+            SubjectFault::EndInput => "end of input",
         })
     }
 }
@@ -387,7 +394,7 @@ impl Subject for InProcessSubject {
     async fn inject(&self, fault: SubjectFault, on: bool) -> Result<(), SubjectError> {
         match fault {
             SubjectFault::StoreOutage => self.outage.store(on, Ordering::Release),
-            SubjectFault::Kill | SubjectFault::Pause(_) => {}
+            SubjectFault::Kill | SubjectFault::Pause(_) | SubjectFault::EndInput => {}
         }
         Ok(())
     }

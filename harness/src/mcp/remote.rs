@@ -215,7 +215,7 @@ impl SubjectFactory for McpHttpFactory {
             return Support::Skip("the harness cannot restart a server it did not start (--mcp-url)".to_owned());
         }
         let proxied = self.options().store_upstream.is_some();
-        process::support(scenario, self.probe().await.ok().as_ref(), "not in its tools/list", proxied)
+        process::support(scenario, self.probe().await.ok().as_ref(), "not in its tools/list", proxied, false)
     }
 
     async fn tools(&self) -> Option<Vec<String>> {

@@ -205,7 +205,7 @@ impl SubjectFactory for McpFactory {
 
     async fn support(&self, scenario: &Scenario) -> Support {
         let proxied = self.options().store_upstream.is_some();
-        process::support(scenario, self.probe().await.ok().as_ref(), "not in its tools/list", proxied)
+        process::support(scenario, self.probe().await.ok().as_ref(), "not in its tools/list", proxied, false)
     }
 
     async fn tools(&self) -> Option<Vec<String>> {

@@ -269,15 +269,15 @@ impl Session<'_> {
                 call.await
             }
         }));
-        let (answered, cut) = self.acting_on_subject(calls).await?;
+        let (answered, acted) = self.acting_on_subject(calls).await?;
         let killed = answered.iter().any(|record| record.answer == Answer::Killed);
         for record in answered {
             self.operations[record.op].calls.push(record.index);
             self.calls.push(record);
         }
         self.disarm(armed).await?;
-        if cut {
-            self.subject.inject(SubjectFault::StoreOutage, false).await?;
+        for undone in acted {
+            self.subject.inject(undone, false).await?;
         }
         if killed {
             self.subject.inject(SubjectFault::Kill, true).await?;
@@ -287,18 +287,24 @@ impl Session<'_> {
     }
 
     /// Runs `calls`, acting on the subject whenever a fault asks the world to (a `pause` stops its process, a
-    /// `store_outage_after_commit` cuts its store off); whether the store was cut, to be restored after the step.
-    async fn acting_on_subject<T>(&self, calls: impl Future<Output = T>) -> Result<(T, bool), SubjectError> {
+    /// `store_outage_after_commit` cuts its store off, `input_ends_after_commit` closes its input); what must be
+    /// undone after the step (a store to restore, a process to start again), each once.
+    async fn acting_on_subject<T>(
+        &self,
+        calls: impl Future<Output = T>,
+    ) -> Result<(T, Vec<SubjectFault>), SubjectError> {
         let mut asked = self.world.on_subject();
         asked.mark_unchanged();
-        let mut cut = false;
+        let mut acted = Vec::new();
         tokio::pin!(calls);
         loop {
             tokio::select! {
-                answered = &mut calls => return Ok((answered, cut)),
+                answered = &mut calls => return Ok((answered, acted)),
                 Ok(()) = asked.changed() => {
                     let Some(fault) = asked.borrow_and_update().last else { continue };
-                    cut |= fault == SubjectFault::StoreOutage;
+                    if matches!(fault, SubjectFault::StoreOutage | SubjectFault::EndInput) && !acted.contains(&fault) {
+                        acted.push(fault);
+                    }
                     self.subject.inject(fault, true).await?;
                 }
             }

@@ -297,6 +297,7 @@ impl World {
             }
             After::Pause(pause) => self.act_on_subject(SubjectFault::Pause(pause)),
             After::CutStore => self.act_on_subject(SubjectFault::StoreOutage),
+            After::EndInput => self.act_on_subject(SubjectFault::EndInput),
         };
         if delay < KILL_HOLD {
             state.busy_until = state.busy_until.max(now + delay);

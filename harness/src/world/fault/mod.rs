@@ -62,6 +62,9 @@ pub enum Needs {
     DurableStore,
     /// A subject whose process can be stopped and resumed (SIGSTOP, SIGCONT).
     Pause,
+    /// A subject that answers its calls in flight when its input ends: a `callproof/1` executor process (an MCP
+    /// server may end its session at once, as MCP lets it).
+    LineProtocol,
 }
 
 /// The step a generated fault goes on: what its parameters may depend on.

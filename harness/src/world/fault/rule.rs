@@ -90,6 +90,9 @@ pub enum After {
     /// Cut the subject's idempotency store off for the rest of the step; the answer goes out once the cut has
     /// landed, so the subject records into a store that is gone.
     CutStore,
+    /// Close the subject's input (stdin); the answer goes out once the end of input has landed, so the call is in
+    /// flight when the subject learns that no more calls will come.
+    EndInput,
 }
 
 /// When a kill fault kills the subject.

@@ -93,6 +93,7 @@ kinds! {
     pause => Pause,
     store_outage_after_commit => StoreOutageAfterCommit,
     drop_then_pending => DropThenPending,
+    input_ends_after_commit => InputEndsAfterCommit,
 }
 
 pub use inject_text::INJECTION;

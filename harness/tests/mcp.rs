@@ -62,7 +62,10 @@ fn the_reference_executor_over_mcp_passes_every_check_with_call_all() {
 /// `callproof mcp` (the library) against the reference with `extra` options, its tools talking to the harness's
 /// mocked downstream, calling `get_weather`; the report as JSON.
 async fn against_a_downstream(extra: &str) -> Value {
-    let world = Arc::new(World::new(&Fixtures::default(), Behaviour { honours_idempotency_key: true }));
+    let world = Arc::new(World::new(
+        &Fixtures::default(),
+        Behaviour { honours_idempotency_key: true, checks_refundable_amount: true },
+    ));
     let downstream = MockDownstream::start(world).await;
     let server = format!("env CALLPROOF_DOWNSTREAM_URL={} {} {extra}", downstream.uri(), reference());
     let calls = Calls::Named(["get_weather".to_owned()].into_iter().collect());

@@ -114,7 +114,7 @@ fn world() -> Arc<World> {
         closed: false,
     };
     let fixtures = Fixtures { orders: vec![order("ord_A")], accounts: vec![account] };
-    Arc::new(World::new(&fixtures, Behaviour { honours_idempotency_key: true }))
+    Arc::new(World::new(&fixtures, Behaviour { honours_idempotency_key: true, checks_refundable_amount: true }))
 }
 
 /// Runs the profile against `server` and compares what it fails with the baseline; the report, or `None` when

@@ -27,7 +27,7 @@ fn world() -> Arc<World> {
         closed: false,
     };
     let fixtures = Fixtures { orders: Vec::new(), accounts: vec![account] };
-    Arc::new(World::new(&fixtures, Behaviour { honours_idempotency_key: true }))
+    Arc::new(World::new(&fixtures, Behaviour { honours_idempotency_key: true, checks_refundable_amount: true }))
 }
 
 /// The statuses of the `mcp-tasks-*` checks when the profile runs against the reference in `revision`.

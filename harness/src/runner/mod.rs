@@ -146,7 +146,10 @@ impl Runner {
     pub async fn start<'a>(&'a self, scenario: &'a Scenario) -> Result<Session<'a>, SubjectError> {
         let world = Arc::new(World::new(
             &scenario.fixtures,
-            Behaviour { honours_idempotency_key: scenario.downstream.honours_idempotency_key },
+            Behaviour {
+                honours_idempotency_key: scenario.downstream.honours_idempotency_key,
+                checks_refundable_amount: scenario.downstream.checks_refundable_amount,
+            },
         ));
         let (mock, subject, clock): (Option<MockDownstream>, Arc<dyn Subject>, Arc<dyn Clock>) = match self.transport {
             Transport::Loopback => {

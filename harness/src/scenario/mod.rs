@@ -132,12 +132,26 @@ impl Serialize for Scenario {
 }
 
 /// The downstream's behaviour.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DownstreamSetup {
     /// Deduplicate side effects by `Idempotency-Key`. Default false, so executor bugs show.
     #[serde(default)]
     pub honours_idempotency_key: bool,
+    /// The payment service refuses a refund above the order's refundable amount (422). Default true; false makes
+    /// it refund whatever it is asked, so that an executor that skips its own business rule shows in the ledger.
+    #[serde(default = "yes")]
+    pub checks_refundable_amount: bool,
+}
+
+impl Default for DownstreamSetup {
+    fn default() -> DownstreamSetup {
+        DownstreamSetup { honours_idempotency_key: false, checks_refundable_amount: true }
+    }
+}
+
+fn yes() -> bool {
+    true
 }
 
 impl DownstreamSetup {

@@ -15,6 +15,7 @@ use tokio::time::Instant;
 #[derive(Debug)]
 pub(super) struct State {
     pub(super) honours_idempotency_key: bool,
+    checks_refundable_amount: bool,
     orders: BTreeMap<String, Order>,
     accounts: BTreeMap<String, Account>,
     pub(super) requests: Vec<RequestRecord>,
@@ -75,9 +76,10 @@ impl Context {
 }
 
 impl State {
-    pub(super) fn new(fixtures: &Fixtures, honours_idempotency_key: bool, origin: Instant) -> State {
+    pub(super) fn new(fixtures: &Fixtures, behaviour: super::Behaviour, origin: Instant) -> State {
         State {
-            honours_idempotency_key,
+            honours_idempotency_key: behaviour.honours_idempotency_key,
+            checks_refundable_amount: behaviour.checks_refundable_amount,
             orders: fixtures.orders.iter().map(|order| (order.order_id.clone(), order.clone())).collect(),
             accounts: fixtures.accounts.iter().map(|account| (account.account_id.clone(), account.clone())).collect(),
             requests: Vec::new(),
@@ -186,10 +188,10 @@ impl State {
             return not_found("order_not_found");
         };
         let amount = body["amount"].as_i64().unwrap_or(order.refundable_amount);
-        if amount < 1 || amount > order.refundable_amount {
+        if amount < 1 || (self.checks_refundable_amount && amount > order.refundable_amount) {
             return refused(422, json!({"reason": "amount_exceeds_refundable", "field": "amount"}));
         }
-        order.refundable_amount -= amount;
+        order.refundable_amount = order.refundable_amount.saturating_sub(amount).max(0);
         let owner = (order.tenant_id.clone(), order.owner_id.clone());
         let refund_id = self.next("rf");
         let reply = json!({"refund_id": refund_id, "order_id": order_id, "amount": amount, "status": "completed"});

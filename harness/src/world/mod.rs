@@ -64,11 +64,19 @@ pub struct Reply {
     pub drop_connection: bool,
 }
 
-/// Behaviour switches of the downstream.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+/// Behaviour switches of the downstream (by default: no deduplication, refund limits checked).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Behaviour {
     /// Deduplicate side-effecting requests by `Idempotency-Key` (store the first reply, answer it again).
     pub honours_idempotency_key: bool,
+    /// Refuse a refund above the order's refundable amount (422), as the payment service's own rule.
+    pub checks_refundable_amount: bool,
+}
+
+impl Default for Behaviour {
+    fn default() -> Behaviour {
+        Behaviour { honours_idempotency_key: false, checks_refundable_amount: true }
+    }
 }
 
 /// How many kills faults have asked for so far, per kill point: the one channel the runner watches.
@@ -159,7 +167,7 @@ impl World {
             on_subject: watch::Sender::new(OnSubject::default()),
             armed: Mutex::new(Faults::default()),
             foreign_origin: OnceLock::new(),
-            state: Mutex::new(State::new(fixtures, behaviour.honours_idempotency_key, origin)),
+            state: Mutex::new(State::new(fixtures, behaviour, origin)),
         }
     }
 
@@ -408,7 +416,7 @@ mod tests {
             }],
             accounts: vec![],
         };
-        Arc::new(World::new(&fixtures, Behaviour { honours_idempotency_key: dedup }))
+        Arc::new(World::new(&fixtures, Behaviour { honours_idempotency_key: dedup, checks_refundable_amount: true }))
     }
 
     fn once(kind: FaultKind) -> FaultSpec {

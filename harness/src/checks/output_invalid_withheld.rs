@@ -30,6 +30,7 @@ pub(super) const CHECK: Check = Check {
 
 fn run(context: &Context<'_>) -> Outcome {
     let mut judgement = Judgement::new();
+    let mut validators = Validators::default();
     for call in &context.transcript.calls {
         // The result comes from the call's last request to its tool's own endpoint (a read may look the same
         // resource up first, for authorization).
@@ -45,7 +46,7 @@ fn run(context: &Context<'_>) -> Outcome {
                 && (!exchange.record.status_query || reports_completed(&exchange.record.reply))
         });
         if !broken || refused_up_front(call) {
-            judge_passed_on_result(context, call, &mut judgement);
+            judge_passed_on_result(context, call, &mut validators, &mut judgement);
             continue;
         }
         judgement.judged();
@@ -63,12 +64,16 @@ fn run(context: &Context<'_>) -> Outcome {
 }
 
 /// The second part of the rule: an `ok` answer's result conforms to its tool's output schema.
-fn judge_passed_on_result(context: &Context<'_>, call: &crate::transcript::CallRecord, judgement: &mut Judgement) {
+fn judge_passed_on_result<'a>(
+    context: &Context<'_>,
+    call: &'a crate::transcript::CallRecord,
+    validators: &mut Validators<'a>,
+    judgement: &mut Judgement,
+) {
     let Some(result) = call.envelope().filter(|envelope| envelope.ok()).and_then(|envelope| envelope.result()) else {
         return;
     };
-    let Some(entry) = context.tool(&call.tool) else { return };
-    let Some(validator) = lenient_validator(&call.tool, &entry.spec.output_schema) else { return };
+    let Some(validator) = validators.of(context, &call.tool) else { return };
     judgement.judged();
     if validator.is_valid(result) {
         return;
@@ -83,6 +88,23 @@ fn judge_passed_on_result(context: &Context<'_>, call: &crate::transcript::CallR
             ),
             context.evidence(call),
         );
+    }
+}
+
+/// The lenient validators one judgement has looked up, by tool (a transcript has few tools and many calls).
+#[derive(Default)]
+struct Validators<'a> {
+    found: Vec<(&'a str, Option<Arc<jsonschema::Validator>>)>,
+}
+
+impl<'a> Validators<'a> {
+    fn of(&mut self, context: &Context<'_>, tool: &'a str) -> Option<Arc<jsonschema::Validator>> {
+        if let Some((_, validator)) = self.found.iter().find(|(known, _)| *known == tool) {
+            return validator.clone();
+        }
+        let validator = context.tool(tool).and_then(|entry| lenient_validator(tool, &entry.spec.output_schema));
+        self.found.push((tool, validator.clone()));
+        validator
     }
 }
 

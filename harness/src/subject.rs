@@ -253,6 +253,14 @@ pub enum SubjectFault {
     EndInput,
 }
 
+impl SubjectFault {
+    /// Whether the runner undoes this fault once the step is over (switches it off): a cut store is restored, an
+    /// ended input gets a fresh process. A pause ends by itself; a kill is undone where it is detected.
+    pub fn undone_after_step(self) -> bool {
+        matches!(self, SubjectFault::StoreOutage | SubjectFault::EndInput)
+    }
+}
+
 impl std::fmt::Display for SubjectFault {
     fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         formatter.write_str(match self {

@@ -18,7 +18,7 @@ use crate::mock::MockDownstream;
 use crate::scenario::{AuthFixture, CallSpec, IdentityState, Scenario, Step, StepKind};
 use crate::subject::{Subject, SubjectCall, SubjectError, SubjectFactory, SubjectFault};
 use crate::transcript::{Answer, CallRecord, Calls, LeftOut, Operation, Refusal, Transcript};
-use crate::world::{Behaviour, FaultGuard, FaultLog, World};
+use crate::world::{FaultGuard, FaultLog, World};
 use callproof_executor::app::{CatalogEntry, catalog};
 use callproof_executor::canonical::{canonical_json, sha256_hex};
 use callproof_executor::clock::{Clock, SystemClock, TokioWallClock};
@@ -144,13 +144,7 @@ impl Runner {
     /// # Errors
     /// [`SubjectError`] when the subject cannot be started.
     pub async fn start<'a>(&'a self, scenario: &'a Scenario) -> Result<Session<'a>, SubjectError> {
-        let world = Arc::new(World::new(
-            &scenario.fixtures,
-            Behaviour {
-                honours_idempotency_key: scenario.downstream.honours_idempotency_key,
-                checks_refundable_amount: scenario.downstream.checks_refundable_amount,
-            },
-        ));
+        let world = Arc::new(World::new(&scenario.fixtures, scenario.downstream));
         let (mock, subject, clock): (Option<MockDownstream>, Arc<dyn Subject>, Arc<dyn Clock>) = match self.transport {
             Transport::Loopback => {
                 let mock = MockDownstream::start(world.clone()).await;
@@ -305,7 +299,7 @@ impl Session<'_> {
                 answered = &mut calls => return Ok((answered, acted)),
                 Ok(()) = asked.changed() => {
                     let Some(fault) = asked.borrow_and_update().last else { continue };
-                    if matches!(fault, SubjectFault::StoreOutage | SubjectFault::EndInput) && !acted.contains(&fault) {
+                    if fault.undone_after_step() && !acted.contains(&fault) {
                         acted.push(fault);
                     }
                     self.subject.inject(fault, true).await?;

@@ -17,7 +17,7 @@ pub use expect::Expect;
 pub use step::{CallSpec, ChangedSpec, CorpusSpec, FollowUp, Step, StepKind};
 pub use validate::Invalid;
 
-use crate::world::{EffectKind, Fixtures};
+use crate::world::{Behaviour, EffectKind, Fixtures};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -36,8 +36,8 @@ pub struct Draft<S = Step> {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tags: Vec<String>,
     /// The downstream's behaviour.
-    #[serde(default, skip_serializing_if = "DownstreamSetup::is_default")]
-    pub downstream: DownstreamSetup,
+    #[serde(default, skip_serializing_if = "Behaviour::is_default")]
+    pub downstream: Behaviour,
     /// Orders and accounts.
     #[serde(default)]
     pub fixtures: Fixtures,
@@ -58,7 +58,7 @@ impl<S> Default for Draft<S> {
             description: String::new(),
             seed_ref: None,
             tags: Vec::new(),
-            downstream: DownstreamSetup::default(),
+            downstream: Behaviour::default(),
             fixtures: Fixtures::default(),
             auth: BTreeMap::new(),
             steps: Vec::new(),
@@ -128,35 +128,6 @@ impl Serialize for Scenario {
     /// The scenario file's text, as TOML reads it back.
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         self.draft.serialize(serializer)
-    }
-}
-
-/// The downstream's behaviour.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct DownstreamSetup {
-    /// Deduplicate side effects by `Idempotency-Key`. Default false, so executor bugs show.
-    #[serde(default)]
-    pub honours_idempotency_key: bool,
-    /// The payment service refuses a refund above the order's refundable amount (422). Default true; false makes
-    /// it refund whatever it is asked, so that an executor that skips its own business rule shows in the ledger.
-    #[serde(default = "yes")]
-    pub checks_refundable_amount: bool,
-}
-
-impl Default for DownstreamSetup {
-    fn default() -> DownstreamSetup {
-        DownstreamSetup { honours_idempotency_key: false, checks_refundable_amount: true }
-    }
-}
-
-fn yes() -> bool {
-    true
-}
-
-impl DownstreamSetup {
-    fn is_default(&self) -> bool {
-        *self == DownstreamSetup::default()
     }
 }
 

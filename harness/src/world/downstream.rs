@@ -14,8 +14,7 @@ use tokio::time::Instant;
 /// The downstream's state, behind the world's lock.
 #[derive(Debug)]
 pub(super) struct State {
-    pub(super) honours_idempotency_key: bool,
-    checks_refundable_amount: bool,
+    behaviour: super::Behaviour,
     orders: BTreeMap<String, Order>,
     accounts: BTreeMap<String, Account>,
     pub(super) requests: Vec<RequestRecord>,
@@ -78,8 +77,7 @@ impl Context {
 impl State {
     pub(super) fn new(fixtures: &Fixtures, behaviour: super::Behaviour, origin: Instant) -> State {
         State {
-            honours_idempotency_key: behaviour.honours_idempotency_key,
-            checks_refundable_amount: behaviour.checks_refundable_amount,
+            behaviour,
             orders: fixtures.orders.iter().map(|order| (order.order_id.clone(), order.clone())).collect(),
             accounts: fixtures.accounts.iter().map(|account| (account.account_id.clone(), account.clone())).collect(),
             requests: Vec::new(),
@@ -99,7 +97,7 @@ impl State {
     pub(super) fn decide(&mut self, incoming: &Incoming, endpoint: &str, at_ms: u64) -> Outgoing {
         let key = incoming.headers.get("idempotency-key").cloned();
         if is_side_effect(&incoming.method)
-            && self.honours_idempotency_key
+            && self.behaviour.honours_idempotency_key
             && let Some(key) = &key
             && let Some((status, body)) = self.replies.get(&(endpoint.to_owned(), key.clone()))
         {
@@ -111,7 +109,7 @@ impl State {
             (Some(effect), key) => {
                 let handling = Handling::Committed(self.ledger.len());
                 if let Some(key) = key
-                    && self.honours_idempotency_key
+                    && self.behaviour.honours_idempotency_key
                 {
                     self.replies.insert((endpoint.to_owned(), key), (routed.status, routed.body.clone()));
                 }
@@ -188,10 +186,10 @@ impl State {
             return not_found("order_not_found");
         };
         let amount = body["amount"].as_i64().unwrap_or(order.refundable_amount);
-        if amount < 1 || (self.checks_refundable_amount && amount > order.refundable_amount) {
+        if amount < 1 || (self.behaviour.checks_refundable_amount && amount > order.refundable_amount) {
             return refused(422, json!({"reason": "amount_exceeds_refundable", "field": "amount"}));
         }
-        order.refundable_amount = order.refundable_amount.saturating_sub(amount).max(0);
+        order.refundable_amount = (order.refundable_amount - amount).max(0);
         let owner = (order.tenant_id.clone(), order.owner_id.clone());
         let refund_id = self.next("rf");
         let reply = json!({"refund_id": refund_id, "order_id": order_id, "amount": amount, "status": "completed"});

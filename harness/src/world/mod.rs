@@ -64,18 +64,35 @@ pub struct Reply {
     pub drop_connection: bool,
 }
 
-/// Behaviour switches of the downstream (by default: no deduplication, refund limits checked).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Behaviour switches of the downstream: a scenario's `[downstream]` table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Behaviour {
-    /// Deduplicate side-effecting requests by `Idempotency-Key` (store the first reply, answer it again).
+    /// Deduplicate side-effecting requests by `Idempotency-Key` (store the first reply, answer it again). Default
+    /// false, so executor bugs show.
+    #[serde(default)]
     pub honours_idempotency_key: bool,
-    /// Refuse a refund above the order's refundable amount (422), as the payment service's own rule.
+    /// Refuse a refund above the order's refundable amount (422), as the payment service's own rule. Default true;
+    /// false makes it refund whatever it is asked, so that an executor that skips its own business rule shows in
+    /// the ledger.
+    #[serde(default = "Behaviour::checks_refundable_amount_by_default")]
     pub checks_refundable_amount: bool,
 }
 
 impl Default for Behaviour {
     fn default() -> Behaviour {
         Behaviour { honours_idempotency_key: false, checks_refundable_amount: true }
+    }
+}
+
+impl Behaviour {
+    fn checks_refundable_amount_by_default() -> bool {
+        Behaviour::default().checks_refundable_amount
+    }
+
+    /// Whether this is the default behaviour (a scenario file then leaves `[downstream]` out).
+    pub fn is_default(&self) -> bool {
+        *self == Behaviour::default()
     }
 }
 

@@ -7,49 +7,85 @@
 //! server is the world's foreign origin: it records what arrives (a followed redirect) and serves nothing.
 //! The world sees a request's path normalized as RFC 3986 §6.2.2.2 says (a percent-encoded unreserved
 //! character is that character: `ord%5F1` is `ord_1`), so an executor whose encoder escapes more than it must
-//! reaches the same resource.
+//! reaches the same resource. For a step of the `connection_refused` fault the downstream stops listening (its
+//! open connections are closed, new ones refused) and listens again on the same port after the step.
 
 use crate::world::{Incoming, Reply, World};
+use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
 use wiremock::{Match, Mock, MockServer, Request, Respond, ResponseTemplate};
 
 /// A running mocked downstream.
 pub struct MockDownstream {
     /// Taken by [`MockDownstream::stop`] or the drop; `None` only after that.
     servers: Option<Servers>,
+    /// The world served, kept to serve it again after [`MockDownstream::refuse_connections`].
+    world: Arc<World>,
+    /// Where the downstream listens, whether or not it does right now.
+    address: SocketAddr,
 }
 
 /// The downstream's server and the foreign origin's.
 struct Servers {
-    main: MockServer,
+    /// `None` while connections are refused.
+    main: Option<MockServer>,
     /// Held so the foreign origin serves until the downstream stops.
     _foreign: MockServer,
 }
 
+/// How long a closed listener waits before the step's calls go out, so that an executor's pooled keep-alive
+/// connections have seen their close and are not picked for the step's requests.
+const CLOSE_SETTLE: Duration = Duration::from_millis(100);
+
 impl MockDownstream {
     /// Serves `world` on a fresh loopback port.
+    ///
+    /// # Panics
+    /// When no loopback port can be bound (as wiremock itself panics then).
     pub async fn start(world: Arc<World>) -> MockDownstream {
+        let listener = reusable_listener(SocketAddr::from(([127, 0, 0, 1], 0))).expect("a free loopback port");
+        let address = listener.local_addr().expect("a bound listener has an address");
+        let main = serve(world.clone(), listener).await;
         // `builder().start()` gives a server of its own that really stops when dropped (a pooled one keeps
         // answering with its old mocks).
-        let server = MockServer::builder().start().await;
         let foreign = MockServer::builder().start().await;
         world.serve_foreign_at(&foreign.uri());
         Mock::given(Always).respond_with(Foreign { world: world.clone() }).mount(&foreign).await;
-        let decided = Arc::new(Mutex::new(None));
-        Mock::given(Decide { world, decided: decided.clone() })
-            .respond_with_err(|_: &Request| {
-                std::io::Error::new(std::io::ErrorKind::ConnectionAborted, "fault: commit_then_drop")
-            })
-            .with_priority(1)
-            .mount(&server)
-            .await;
-        Mock::given(Always).respond_with(Answer { decided }).with_priority(2).mount(&server).await;
-        MockDownstream { servers: Some(Servers { main: server, _foreign: foreign }) }
+        MockDownstream { servers: Some(Servers { main: Some(main), _foreign: foreign }), world, address }
     }
 
     /// The base URL, e.g. `http://127.0.0.1:41234`.
     pub fn uri(&self) -> String {
-        self.servers.as_ref().map(|servers| servers.main.uri()).unwrap_or_default()
+        format!("http://{}", self.address)
+    }
+
+    /// Stops listening (fault `connection_refused`): every connection, open or new, is closed or refused until
+    /// [`MockDownstream::accept_connections`]. Returns once a connection attempt is refused, and a moment later.
+    pub async fn refuse_connections(&mut self) {
+        let Some(main) = self.servers.as_mut().and_then(|servers| servers.main.take()) else { return };
+        let _ = tokio::task::spawn_blocking(move || drop(main)).await;
+        // wiremock's thread notices the shutdown on its own time: wait until the port refuses.
+        for _ in 0..100 {
+            if tokio::net::TcpStream::connect(self.address).await.is_err() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        tokio::time::sleep(CLOSE_SETTLE).await;
+    }
+
+    /// Listens again on the same port after [`MockDownstream::refuse_connections`].
+    ///
+    /// # Errors
+    /// When the port cannot be bound again (another process took it meanwhile).
+    pub async fn accept_connections(&mut self) -> std::io::Result<()> {
+        let Some(servers) = self.servers.as_mut() else { return Ok(()) };
+        if servers.main.is_none() {
+            let listener = reusable_listener(self.address)?;
+            servers.main = Some(serve(self.world.clone(), listener).await);
+        }
+        Ok(())
     }
 
     /// Stops both servers: returns once both were dropped, which tells their threads to shut down.
@@ -59,6 +95,29 @@ impl MockDownstream {
             let _ = tokio::task::spawn_blocking(move || drop(servers)).await;
         }
     }
+}
+
+/// A loopback listener on `address` that can be bound again while closed connections linger in TIME_WAIT.
+fn reusable_listener(address: SocketAddr) -> std::io::Result<std::net::TcpListener> {
+    let socket = tokio::net::TcpSocket::new_v4()?;
+    socket.set_reuseaddr(true)?;
+    socket.bind(address)?;
+    socket.listen(1024)?.into_std()
+}
+
+/// A wiremock server on `listener` answering from `world`.
+async fn serve(world: Arc<World>, listener: std::net::TcpListener) -> MockServer {
+    let server = MockServer::builder().listener(listener).start().await;
+    let decided = Arc::new(Mutex::new(None));
+    Mock::given(Decide { world, decided: decided.clone() })
+        .respond_with_err(|_: &Request| {
+            std::io::Error::new(std::io::ErrorKind::ConnectionAborted, "fault: commit_then_drop")
+        })
+        .with_priority(1)
+        .mount(&server)
+        .await;
+    Mock::given(Always).respond_with(Answer { decided }).with_priority(2).mount(&server).await;
+    server
 }
 
 /// wiremock 0.6 verifies a server on drop with `futures::executor::block_on`, whose lock acquisition counts
@@ -194,6 +253,26 @@ mod tests {
     use crate::world::{Behaviour, Fixtures};
     use std::task::Poll;
     use std::time::Duration;
+
+    /// `connection_refused`: while refused, a connection to the downstream's port is refused (not accepted and
+    /// closed); afterwards the same port serves the same world again.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_downstream_refuses_connections_and_then_serves_on_the_same_port() {
+        let world = Arc::new(World::new(&Fixtures::default(), Behaviour::default()));
+        let mut downstream = MockDownstream::start(world.clone()).await;
+        let address = downstream.address;
+        assert!(tokio::net::TcpStream::connect(address).await.is_ok(), "the downstream listens at first");
+        downstream.refuse_connections().await;
+        let refused = tokio::net::TcpStream::connect(address).await.expect_err("no listener while refusing");
+        assert_eq!(refused.kind(), std::io::ErrorKind::ConnectionRefused);
+        downstream.accept_connections().await.expect("the same port binds again");
+        assert_eq!(downstream.uri(), format!("http://{address}"));
+        let before = world.request_count();
+        let answer = reqwest::get(format!("{}/orders/ord_missing", downstream.uri())).await.expect("served again");
+        assert_eq!(answer.status(), 404);
+        assert_eq!(world.request_count(), before + 1, "the world saw the request made after the listener came back");
+        downstream.stop().await;
+    }
 
     /// Polls a ready tokio channel in this one poll of the task until tokio's budget refuses it.
     async fn spend_the_budget() {

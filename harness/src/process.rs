@@ -207,7 +207,7 @@ pub(crate) async fn with_store_proxy(
 /// Whether an executor process with `capabilities` (unknown: `None`) can be judged on `scenario`: a fault that
 /// needs store control is skipped unless the executor declares `store_outage` and the harness relays its store
 /// (`proxied`), a pause is skipped unless it declares `pause`, a scenario calling a catalog tool the executor
-/// lacks is skipped, a crash scenario is an expected failure when the store is not declared durable, and a
+/// lacks is skipped, a crash scenario (a kill fault, a restart step) is an expected failure when the store is not declared durable, and a
 /// scenario that ends the input with a call in flight is skipped unless the subject speaks `callproof/1`
 /// (`line_protocol`). Shared by every process subject (`callproof/1`, MCP).
 pub(crate) fn support(
@@ -259,7 +259,7 @@ pub(crate) fn support(
     if let Some(tool) = missing.first() {
         return Support::Skip(format!("the executor does not implement `{tool}` ({where_listed})"));
     }
-    if faults.iter().any(|fault| fault.kind.needs() == Needs::DurableStore)
+    if (faults.iter().any(|fault| fault.kind.needs() == Needs::DurableStore) || scenario.restarts())
         && !capabilities.has(crate::protocol::DURABLE_STORE)
     {
         return Support::ExpectFailure(

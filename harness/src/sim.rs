@@ -1,7 +1,8 @@
 //! The world reached without sockets: the executor's `Downstream` port calling straight into the world.
 //!
 //! Rule enforced here: the simulated downstream answers exactly what the world answers over HTTP (same
-//! decision, same delay, same dropped connection), so a schedule found in simulation replays over wiremock.
+//! decision, same delay, same dropped connection, same refused connection), so a schedule found in simulation
+//! replays over wiremock.
 //! Delays, including a small network latency that keeps concurrent calls interleaving as they do over
 //! loopback, are tokio sleeps, so under paused time they cost nothing.
 
@@ -49,6 +50,9 @@ impl Downstream for SimulatedDownstream {
             body: request.body.clone().unwrap_or_default(),
         };
         tokio::time::sleep(NETWORK_LATENCY).await;
+        if self.world.refuses_connections() {
+            return Err(SendError::NotSent);
+        }
         let reply = self.world.handle(&incoming);
         // Like the HTTP client, give up a little after the caller's timeout, so the caller's own deadline fires
         // first and the caller reports the timeout itself.
@@ -92,6 +96,27 @@ fn percent_decode(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn a_refusing_world_refuses_every_send_and_records_nothing() {
+        use crate::world::{Behaviour, Fixtures};
+        let world = Arc::new(World::new(&Fixtures::default(), Behaviour::default()));
+        let downstream = SimulatedDownstream::new(world.clone());
+        let request = || HttpRequest {
+            method: "GET".to_owned(),
+            path_and_query: "/weather?location=Oslo".to_owned(),
+            headers: Vec::new(),
+            body: None,
+        };
+        world.refuse_connections(true);
+        let refused = downstream.send(request(), Duration::from_secs(1)).await;
+        assert!(matches!(refused, Err(SendError::NotSent)), "{refused:?}");
+        assert_eq!(world.request_count(), 0);
+        world.refuse_connections(false);
+        let answered = downstream.send(request(), Duration::from_secs(1)).await.expect("served again");
+        assert_eq!(answered.status, 200);
+        assert_eq!(world.request_count(), 1);
+    }
 
     #[test]
     fn percent_decoding_reverses_the_executors_encoding() {

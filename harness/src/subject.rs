@@ -139,6 +139,15 @@ pub enum SubjectError {
     /// An in-process subject could not be assembled (its configuration is wrong).
     #[error("the subject could not be assembled: {0}")]
     Assembly(String),
+    /// The harness's mocked downstream could not listen on its port again after a `connection_refused` step (a
+    /// fault of the machine, not of the subject).
+    #[error("the mocked downstream could not listen again on {address} after refusing connections: {why}")]
+    DownstreamLost {
+        /// The address it listened on.
+        address: String,
+        /// The operating system's reason.
+        why: String,
+    },
 }
 
 /// What a silent executor did not send.

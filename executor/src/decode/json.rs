@@ -343,6 +343,16 @@ mod tests {
     }
 
     #[test]
+    fn the_problem_that_comes_first_in_the_text_wins() {
+        // docs/protocol.md: within the syntax stage, a duplicate key or a level too deep before a syntax error is
+        // what the refusal names, and a syntax error before them is.
+        assert!(matches!(fault(r#"{"x":1,"x":2,"#), JsonFault::DuplicateKey { path, .. } if path == "/x"));
+        assert!(matches!(fault(r#"{"x":1,,"x":2}"#), JsonFault::Syntax { .. }));
+        let deep_then_broken = format!("{}{}", "[".repeat(65), "]".repeat(64));
+        assert!(matches!(parse_strict(deep_then_broken.as_bytes(), 64), Err(JsonFault::TooDeep { .. })));
+    }
+
+    #[test]
     fn pointer_segments_are_escaped() {
         assert!(
             matches!(fault(r#"{"a/b":{"~":1,"~":2}}"#), JsonFault::DuplicateKey { path, .. } if path == "/a~1b/~0")

@@ -205,13 +205,13 @@ impl SubjectFactory for McpHttpFactory {
     }
 
     async fn support(&self, scenario: &Scenario) -> Support {
-        if matches!(self.mode, Mode::Url(_))
-            && scenario
+        let kills = scenario.restarts()
+            || scenario
                 .steps
                 .iter()
                 .flat_map(|step| step.faults())
-                .any(|fault| fault.kind.needs() == Needs::DurableStore)
-        {
+                .any(|fault| fault.kind.needs() == Needs::DurableStore);
+        if matches!(self.mode, Mode::Url(_)) && kills {
             return Support::Skip("the harness cannot restart a server it did not start (--mcp-url)".to_owned());
         }
         let proxied = self.options().store_upstream.is_some();

@@ -18,7 +18,7 @@ use crate::mock::MockDownstream;
 use crate::scenario::{AuthFixture, CallSpec, IdentityState, Scenario, Step, StepKind};
 use crate::subject::{Subject, SubjectCall, SubjectError, SubjectFactory, SubjectFault};
 use crate::transcript::{Answer, CallRecord, Calls, LeftOut, Operation, Refusal, Transcript};
-use crate::world::{FaultGuard, FaultLog, World};
+use crate::world::{FaultGuard, FaultLog, FaultSpec, World};
 use callproof_executor::app::{CatalogEntry, catalog};
 use callproof_executor::canonical::{canonical_json, sha256_hex};
 use callproof_executor::clock::{Clock, SystemClock, TokioWallClock};
@@ -103,10 +103,12 @@ pub struct Session<'a> {
     left_out: Vec<LeftOut>,
 }
 
-/// The faults one step armed: on the world (until their guards disarm them) and on the subject.
+/// The faults one step armed: on the world (until their guards disarm them), on the subject, and on the
+/// downstream's listener (`connection_refused`).
 struct StepFaults {
     world: Vec<FaultGuard>,
     subject: Vec<(SubjectFault, FaultLog)>,
+    refusing: Option<FaultLog>,
 }
 
 impl Runner {
@@ -249,7 +251,8 @@ impl Session<'_> {
     /// # Errors
     /// [`SubjectError`] when the subject cannot be restarted after a kill, or refuses a subject fault.
     pub async fn step(&mut self, step_index: usize) -> Result<(), SubjectError> {
-        let step = &self.scenario.steps[step_index];
+        let scenario = self.scenario;
+        let step = &scenario.steps[step_index];
         let planned = self.plan(step_index).await?;
         let tool = planned.first().map_or("", |planned| planned.call.name.as_str());
         let armed = self.arm(step_index, step, tool).await?;
@@ -310,15 +313,24 @@ impl Session<'_> {
 
     /// Arms the step's faults: subject faults on the subject, the others on the world (on `tool`'s main
     /// request unless they name an endpoint).
-    async fn arm(&self, step_index: usize, step: &Step, tool: &str) -> Result<StepFaults, SubjectError> {
-        let mut armed = StepFaults { world: Vec::new(), subject: Vec::new() };
+    async fn arm(&mut self, step_index: usize, step: &Step, tool: &str) -> Result<StepFaults, SubjectError> {
+        let mut armed = StepFaults { world: Vec::new(), subject: Vec::new(), refusing: None };
+        if let Some(fault) = step.faults().iter().find(|fault| fault.kind.refuses_connections()) {
+            self.world.refuse_connections(true);
+            if let Some(mock) = &mut self.mock {
+                mock.refuse_connections().await;
+            }
+            let endpoint = "downstream".to_owned();
+            armed.refusing = Some(FaultLog { step: step_index, spec: fault.clone(), endpoint, fired: 1 });
+        }
         for fault in step.faults().iter().filter(|fault| fault.kind.on_subject().is_some()) {
             let Some(on_subject) = fault.kind.on_subject() else { continue };
             self.subject.inject(on_subject, true).await?;
             let log = FaultLog { step: step_index, spec: fault.clone(), endpoint: "subject".to_owned(), fired: 1 };
             armed.subject.push((on_subject, log));
         }
-        for fault in step.faults().iter().filter(|fault| fault.kind.on_subject().is_none()) {
+        let on_requests = |fault: &&FaultSpec| fault.kind.on_subject().is_none() && !fault.kind.refuses_connections();
+        for fault in step.faults().iter().filter(on_requests) {
             let endpoint = fault.on.clone().unwrap_or_else(|| self.runner.main_endpoint(tool));
             armed.world.push(self.world.arm(fault.clone(), endpoint, step_index));
         }
@@ -331,8 +343,17 @@ impl Session<'_> {
         for (on_subject, _) in &armed.subject {
             self.subject.inject(*on_subject, false).await?;
         }
-        // In arming order: subject faults were armed first.
-        self.faults.extend(armed.subject.into_iter().map(|(_, log)| log).chain(world));
+        if armed.refusing.is_some() {
+            self.world.refuse_connections(false);
+            if let Some(mock) = &mut self.mock {
+                mock.accept_connections()
+                    .await
+                    .map_err(|error| SubjectError::DownstreamLost { address: mock.uri(), why: error.to_string() })?;
+            }
+        }
+        // In arming order: the listener first, then subject faults, then the world's.
+        self.faults
+            .extend(armed.refusing.into_iter().chain(armed.subject.into_iter().map(|(_, log)| log)).chain(world));
         Ok(())
     }
 
@@ -386,6 +407,11 @@ impl Session<'_> {
             }
             Step::Wait { ms } => {
                 tokio::time::sleep(Duration::from_millis(*ms)).await;
+                Vec::new()
+            }
+            Step::Restart => {
+                self.subject.inject(SubjectFault::Kill, true).await?;
+                self.subject.inject(SubjectFault::Kill, false).await?;
                 Vec::new()
             }
             Step::Corpus(spec) => self.plan_corpus(step_index, &spec.auth, &spec.only),

@@ -272,6 +272,12 @@ impl Scenario {
         Ok(Scenario { draft, lines: Vec::new(), path: PathBuf::new(), name: name.to_owned() })
     }
 
+    /// Whether a step restarts the executor (`action = "restart"`): like a kill fault, it needs a store that
+    /// survives the process.
+    pub fn restarts(&self) -> bool {
+        self.steps.iter().any(|step| matches!(step, Step::Restart))
+    }
+
     /// The content, to change and check again.
     pub fn draft(&self) -> &Draft {
         &self.draft
@@ -439,6 +445,21 @@ arguments = '{"location":"Paris","units":null}'
         ] {
             Scenario::parse(&fine).unwrap_or_else(|error| panic!("{error}\n{fine}"));
         }
+    }
+
+    #[test]
+    fn a_fault_of_the_whole_step_takes_no_request_parameters() {
+        let with = |fault: &str| format!("{MINIMAL}faults = [{fault}]\n");
+        for (fault, name) in [
+            ("{ kind = \"connection_refused\", times = 0 }", "connection_refused"),
+            ("{ kind = \"connection_refused\", on = \"GET /weather\" }", "connection_refused"),
+            ("{ kind = \"store_outage\", nth = 2 }", "store_outage"),
+        ] {
+            let error = error(&with(fault));
+            assert!(error.to_string().contains(&format!("fault `{name}` acts for the whole step")), "{error}");
+            assert_eq!(error.line(), Some(6), "{error}");
+        }
+        Scenario::parse(&with("{ kind = \"connection_refused\" }")).expect("the plain form loads");
     }
 
     #[test]

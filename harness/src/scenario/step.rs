@@ -38,6 +38,7 @@ step_kinds! {
     burst => Burst: "`count` identical calls at once (or `stagger_ms` apart).",
     changed => Changed: "The same business request id with changed arguments.",
     wait => Wait: "Let time pass.",
+    restart => Restart: "The executor is killed and started again, between calls.",
     corpus => Corpus: "Every case of the malformed corpus, one call each.",
 }
 
@@ -165,6 +166,9 @@ pub enum Step {
         /// Milliseconds.
         ms: u64,
     },
+    /// The executor is killed and started again (a process: SIGKILL, then the same command with the same `hello`)
+    /// with no call in flight; an in-process executor keeps running (its store survives either way).
+    Restart,
     /// Every case of the malformed corpus.
     Corpus(CorpusSpec),
 }
@@ -179,6 +183,7 @@ impl Step {
             Step::Burst { .. } => StepKind::Burst,
             Step::Changed(_) => StepKind::Changed,
             Step::Wait { .. } => StepKind::Wait,
+            Step::Restart => StepKind::Restart,
             Step::Corpus(_) => StepKind::Corpus,
         }
     }
@@ -215,7 +220,7 @@ impl Step {
             Step::Submit(call) | Step::Burst { call, .. } => call.expect.as_ref(),
             Step::Retry(follow) | Step::Duplicate(follow) => follow.expect.as_ref(),
             Step::Changed(changed) => changed.expect.as_ref(),
-            Step::Wait { .. } | Step::Corpus(_) => None,
+            Step::Wait { .. } | Step::Restart | Step::Corpus(_) => None,
         }
     }
 
@@ -225,7 +230,7 @@ impl Step {
             Step::Submit(call) | Step::Burst { call, .. } => &call.faults,
             Step::Retry(follow) | Step::Duplicate(follow) => &follow.faults,
             Step::Changed(changed) => &changed.faults,
-            Step::Wait { .. } | Step::Corpus(_) => &[],
+            Step::Wait { .. } | Step::Restart | Step::Corpus(_) => &[],
         }
     }
 
@@ -281,6 +286,13 @@ impl Step {
                 }
                 Step::Wait { ms: Wait::deserialize(rest).map_err(shape)?.ms }
             }
+            StepKind::Restart => {
+                #[derive(Deserialize)]
+                #[serde(deny_unknown_fields)]
+                struct Restart {}
+                Restart::deserialize(rest).map_err(shape)?;
+                Step::Restart
+            }
             StepKind::Corpus => Step::Corpus(CorpusSpec::deserialize(rest).map_err(shape)?),
         })
     }
@@ -324,6 +336,11 @@ impl Serialize for Step {
             Step::Wait { ms } => {
                 let tagged =
                     Tagged::<CorpusSpec> { action: kind, count: None, stagger_ms: None, ms: Some(*ms), fields: None };
+                tagged.serialize(serializer)
+            }
+            Step::Restart => {
+                let tagged =
+                    Tagged::<CorpusSpec> { action: kind, count: None, stagger_ms: None, ms: None, fields: None };
                 tagged.serialize(serializer)
             }
         }

@@ -24,6 +24,7 @@ use crate::subject::SubjectFault;
 use downstream::{State, is_side_effect, is_status_query};
 use fault::{After, Armed, Before, Outgoing, Request};
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::Duration;
 use tokio::sync::watch;
@@ -138,6 +139,8 @@ pub struct World {
     on_subject: watch::Sender<OnSubject>,
     /// Where the foreign origin listens, once it does (a `redirect` fault may point there).
     foreign_origin: OnceLock<String>,
+    /// Whether the downstream takes no connection (a `connection_refused` step).
+    refusing: AtomicBool,
 }
 
 /// The armed faults, in arming order, and the id the next one gets.
@@ -184,6 +187,7 @@ impl World {
             on_subject: watch::Sender::new(OnSubject::default()),
             armed: Mutex::new(Faults::default()),
             foreign_origin: OnceLock::new(),
+            refusing: AtomicBool::new(false),
             state: Mutex::new(State::new(fixtures, behaviour, origin)),
         }
     }
@@ -225,6 +229,17 @@ impl World {
     /// What faults have asked to do to the subject mid-call; the runner watches it and does it.
     pub fn on_subject(&self) -> watch::Receiver<OnSubject> {
         self.on_subject.subscribe()
+    }
+
+    /// Starts or stops refusing every connection (a `connection_refused` step). Over loopback the runner closes
+    /// the listener as well; a simulated downstream asks [`World::refuses_connections`] before every send.
+    pub fn refuse_connections(&self, on: bool) {
+        self.refusing.store(on, Ordering::Release);
+    }
+
+    /// Whether a connection made now is refused.
+    pub fn refuses_connections(&self) -> bool {
+        self.refusing.load(Ordering::Acquire)
     }
 
     /// Every request so far.

@@ -33,6 +33,12 @@ pub trait Fault: Rule + Clone + Sized + 'static {
         None
     }
 
+    /// Whether it acts on the downstream's listener for its whole step (no connection is taken) instead of on a
+    /// request.
+    fn refuses_connections(&self) -> bool {
+        false
+    }
+
     /// Whether the request it applies to gets no answer a read could use (a 5xx, no answer, a redirect). After
     /// such an answer a call may send a read again within its deadline (docs/protocol.md), so a scenario that
     /// pins the outcome of a step must apply it to every read of the step (`times = 0`).

@@ -46,6 +46,13 @@ macro_rules! kinds {
                 }
             }
 
+            /// Whether it closes the downstream's listener for its whole step (see [`super::Fault`]).
+            pub fn refuses_connections(&self) -> bool {
+                match self {
+                    $(FaultKind::$Kind(kind) => kind.refuses_connections(),)*
+                }
+            }
+
             /// Whether the request it applies to gets no answer a read could use (see [`super::Fault`]).
             pub fn leaves_nothing_to_read(&self) -> bool {
                 match self {
@@ -94,6 +101,7 @@ kinds! {
     store_outage_after_commit => StoreOutageAfterCommit,
     drop_then_pending => DropThenPending,
     input_ends_after_commit => InputEndsAfterCommit,
+    connection_refused => ConnectionRefused,
 }
 
 pub use inject_text::INJECTION;

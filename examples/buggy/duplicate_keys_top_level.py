@@ -9,6 +9,8 @@ Expected check: corpus-codes / malformed-input-refused, if the corpus or a scena
 level (the call is then refused as schema_violation, or executed, instead of invalid_arguments).
 """
 
+from collections import Counter
+
 from correct import cp, serve
 
 
@@ -19,7 +21,8 @@ class _Object(dict):
 def _last_wins(pairs):
     value = _Object(pairs)
     keys = [key for key, _ in pairs]
-    value.repeated = next((key for key in keys if keys.count(key) > 1), None)
+    counts = Counter(keys)  # linear: a wide object is not this module's bug
+    value.repeated = next((key for key in keys if counts[key] > 1), None)
     return value
 
 

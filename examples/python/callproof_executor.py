@@ -175,9 +175,14 @@ def _parse_float(text):
 def _parse_int(text):
     if text == "-0":
         return -0.0  # not an unambiguous integer literal
+    if len(text) > 400:  # more digits than any double holds (int() refuses 4300 and more): out of range
+        raise _OutOfRange(text)
     value = int(text)
     if not -(2 ** 63) <= value <= 2 ** 64 - 1:
-        return float(value)  # beyond 64 bits: parsers would round it; not an integer literal
+        try:
+            return float(value)  # beyond 64 bits: parsers would round it; not an integer literal
+        except OverflowError:  # beyond a double, as 1e400 is
+            raise _OutOfRange(text) from None
     return value
 
 
@@ -558,6 +563,9 @@ class Executor:
             return self.pipeline(call, auth, message.get("business_request_id"), ctx, meta)
         except Refusal as refusal:
             return fail(refusal, meta)
+        except Exception as error:  # a bug here: answer internal_error, and say truly whether the request left
+            log("internal error: %r" % (error,))
+            return fail(Refusal("internal_error", "the executor failed unexpectedly", sent=ctx.sent), meta)
 
     def pipeline(self, call, auth, business_request_id, ctx, meta):
         tool, arguments, canonical_arguments, arguments_hash = decode(call, self.tools)
@@ -945,7 +953,7 @@ def main():
     def serve(message, received):
         try:
             envelope = executor.execute(message, received)
-        except Exception as error:  # a bug here: answer internal_error rather than nothing
+        except Exception as error:  # a message the executor could not even start on: nothing was sent
             log("internal error: %r" % (error,))
             meta = {"request_id": executor.next_request_id(), "call_id": message["call"]["call_id"],
                     "attempt": message["attempt"], "replayed": False}

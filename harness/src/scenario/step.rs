@@ -363,7 +363,7 @@ mod tests {
             assert_eq!(kind.to_string(), kind.name());
         }
         let error = step("action = \"sbumit\"").expect_err("unknown action");
-        assert!(error.contains("submit, retry, duplicate, burst, changed, wait, corpus"), "{error}");
+        assert!(error.contains("submit, retry, duplicate, burst, changed, wait, restart, corpus"), "{error}");
     }
 
     #[test]

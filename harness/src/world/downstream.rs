@@ -134,6 +134,9 @@ impl State {
     fn route(&mut self, incoming: &Incoming, context: &Context) -> Routed {
         let segments: Vec<&str> = incoming.path.trim_start_matches('/').split('/').collect();
         let body: Value = serde_json::from_slice(&incoming.body).unwrap_or(Value::Null);
+        if let Some(field) = missing_member(&incoming.method, &incoming.path, &body) {
+            return refused(422, json!({"reason": "missing_field", "field": field}));
+        }
         let caller = || {
             let header = |name: &str| incoming.headers.get(name).cloned().unwrap_or_default();
             (header("x-tenant-id"), header("x-subject-id"))
@@ -292,6 +295,29 @@ fn not_found(reason: &str) -> Routed {
 const REFUSAL_DETAIL: &str = "refused by rule R-17 on db-primary-7.payments.internal.corp (trace 4bf92f3577b34da6)";
 
 /// A refusal: `{"error": {<reason and field>, "detail": REFUSAL_DETAIL}}`.
+/// The first member the tool's input schema requires that a `POST` or `PUT` body lacks. The services take the
+/// call's arguments as the body (docs/protocol.md), so a body without one (an `amount: null` left out, as writers
+/// that drop nulls do) is not the call the model made, and the service refuses it instead of guessing.
+fn missing_member(method: &str, path: &str, body: &Value) -> Option<String> {
+    static REQUIRED: std::sync::OnceLock<BTreeMap<String, Vec<String>>> = std::sync::OnceLock::new();
+    if !matches!(method, "POST" | "PUT") {
+        return None;
+    }
+    let required = REQUIRED.get_or_init(|| {
+        callproof_executor::app::catalog_entries()
+            .iter()
+            .filter_map(|entry| {
+                let endpoint = super::endpoint_of_template(&entry.downstream.invoke)?;
+                let names = entry.spec.input_schema["required"].as_array()?;
+                Some((endpoint, names.iter().filter_map(|name| name.as_str().map(str::to_owned)).collect()))
+            })
+            .collect()
+    });
+    let members = required.get(&super::endpoint_of(method, path))?;
+    let object = body.as_object()?;
+    members.iter().find(|name| !object.contains_key(name.as_str())).cloned()
+}
+
 fn refused(status: u16, mut error: Value) -> Routed {
     error["detail"] = Value::from(REFUSAL_DETAIL);
     Routed::answer(status, json!({ "error": error }))

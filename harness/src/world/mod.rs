@@ -477,6 +477,24 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_body_without_a_member_the_schema_requires_is_refused_and_a_null_one_is_not() {
+        let world = world(true);
+        let mut without = refund("k_without", 30);
+        without.body = serde_json::to_vec(&json!({"order_id": "ord_1", "reason": "r"})).expect("json");
+        let refused = world.handle(&without);
+        assert_eq!(refused.status, 422);
+        let body: Value = serde_json::from_slice(&refused.body).expect("json");
+        assert_eq!(
+            (body["error"]["reason"].as_str(), body["error"]["field"].as_str()),
+            (Some("missing_field"), Some("amount"))
+        );
+        let mut null = refund("k_null", 30);
+        null.body = serde_json::to_vec(&json!({"order_id": "ord_1", "amount": null, "reason": "r"})).expect("json");
+        assert_eq!(world.handle(&null).status, 201, "amount: null refunds what is refundable");
+        assert_eq!(world.ledger().len(), 1);
+    }
+
+    #[tokio::test]
     async fn every_post_commits_unless_the_world_honours_keys() {
         let naive = world(false);
         naive.handle(&refund("k", 10));

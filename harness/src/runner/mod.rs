@@ -311,8 +311,8 @@ impl Session<'_> {
         }
     }
 
-    /// Arms the step's faults: subject faults on the subject, the others on the world (on `tool`'s main
-    /// request unless they name an endpoint).
+    /// Arms the step's faults: a refused connection on the downstream's listener, subject faults on the subject,
+    /// the others on the world (on `tool`'s main request unless they name an endpoint).
     async fn arm(&mut self, step_index: usize, step: &Step, tool: &str) -> Result<StepFaults, SubjectError> {
         let mut armed = StepFaults { world: Vec::new(), subject: Vec::new(), refusing: None };
         if let Some(fault) = step.faults().iter().find(|fault| fault.kind.refuses_connections()) {

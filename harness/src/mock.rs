@@ -38,6 +38,9 @@ struct Servers {
 /// connections have seen their close and are not picked for the step's requests.
 const CLOSE_SETTLE: Duration = Duration::from_millis(100);
 
+/// How long a closed listener may take to stop taking connections (wiremock's thread closes it on its own time).
+const CLOSE_WAIT: Duration = Duration::from_secs(10);
+
 impl MockDownstream {
     /// Serves `world` on a fresh loopback port.
     ///
@@ -62,17 +65,26 @@ impl MockDownstream {
 
     /// Stops listening (fault `connection_refused`): every connection, open or new, is closed or refused until
     /// [`MockDownstream::accept_connections`]. Returns once a connection attempt is refused, and a moment later.
-    pub async fn refuse_connections(&mut self) {
-        let Some(main) = self.servers.as_mut().and_then(|servers| servers.main.take()) else { return };
+    ///
+    /// # Errors
+    /// When the port still takes connections after [`CLOSE_WAIT`] (a machine too loaded to run the step as
+    /// written: the step must not run against a listener that may still answer).
+    pub async fn refuse_connections(&mut self) -> std::io::Result<()> {
+        let Some(main) = self.servers.as_mut().and_then(|servers| servers.main.take()) else { return Ok(()) };
         let _ = tokio::task::spawn_blocking(move || drop(main)).await;
         // wiremock's thread notices the shutdown on its own time: wait until the port refuses.
-        for _ in 0..100 {
-            if tokio::net::TcpStream::connect(self.address).await.is_err() {
-                break;
+        let started = tokio::time::Instant::now();
+        while tokio::net::TcpStream::connect(self.address).await.is_ok() {
+            if started.elapsed() > CLOSE_WAIT {
+                return Err(std::io::Error::other(format!(
+                    "still listening {} ms after closing",
+                    CLOSE_WAIT.as_millis()
+                )));
             }
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
         tokio::time::sleep(CLOSE_SETTLE).await;
+        Ok(())
     }
 
     /// Listens again on the same port after [`MockDownstream::refuse_connections`].
@@ -262,7 +274,7 @@ mod tests {
         let mut downstream = MockDownstream::start(world.clone()).await;
         let address = downstream.address;
         assert!(tokio::net::TcpStream::connect(address).await.is_ok(), "the downstream listens at first");
-        downstream.refuse_connections().await;
+        downstream.refuse_connections().await.expect("the port closes");
         let refused = tokio::net::TcpStream::connect(address).await.expect_err("no listener while refusing");
         assert_eq!(refused.kind(), std::io::ErrorKind::ConnectionRefused);
         downstream.accept_connections().await.expect("the same port binds again");

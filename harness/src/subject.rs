@@ -139,9 +139,9 @@ pub enum SubjectError {
     /// An in-process subject could not be assembled (its configuration is wrong).
     #[error("the subject could not be assembled: {0}")]
     Assembly(String),
-    /// The harness's mocked downstream could not listen on its port again after a `connection_refused` step (a
-    /// fault of the machine, not of the subject).
-    #[error("the mocked downstream could not listen again on {address} after refusing connections: {why}")]
+    /// The harness's mocked downstream could not stop or start listening on its port for a `connection_refused`
+    /// step (a fault of the machine, not of the subject).
+    #[error("the mocked downstream could not close or reopen its listener on {address}: {why}")]
     DownstreamLost {
         /// The address it listened on.
         address: String,

@@ -318,7 +318,9 @@ impl Session<'_> {
         if let Some(fault) = step.faults().iter().find(|fault| fault.kind.refuses_connections()) {
             self.world.refuse_connections(true);
             if let Some(mock) = &mut self.mock {
-                mock.refuse_connections().await;
+                mock.refuse_connections()
+                    .await
+                    .map_err(|error| SubjectError::DownstreamLost { address: mock.uri(), why: error.to_string() })?;
             }
             let endpoint = "downstream".to_owned();
             armed.refusing = Some(FaultLog { step: step_index, spec: fault.clone(), endpoint, fired: 1 });

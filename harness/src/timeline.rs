@@ -213,8 +213,14 @@ fn render(transcript: &Transcript, marks: &[Mark], keys: &mut Keys) -> String {
     for call in &transcript.calls {
         steps.entry(call.step).or_default().push(call);
     }
+    for step in &transcript.restarts {
+        steps.entry(*step).or_default();
+    }
     for (step, calls) in steps {
-        let first = calls[0];
+        let Some(first) = calls.first().copied() else {
+            let _ = writeln!(out, "step {} restart: the executor was killed and started again", step + 1);
+            continue;
+        };
         let _ = writeln!(
             out,
             "step {} {} {} as {} ({}, attempt {}{}){}",
@@ -229,6 +235,11 @@ fn render(transcript: &Transcript, marks: &[Mark], keys: &mut Keys) -> String {
         );
         if calls.len() == 1 || first.action == crate::scenario::StepKind::Burst {
             let _ = writeln!(out, "  arguments {}", arguments_text(&first.arguments));
+        }
+        // Faults that acted on the whole step (the downstream's listener, the subject) touch no request line.
+        for fault in transcript.faults.iter().filter(|fault| fault.step == step && fault.spec.kind.acts_on_whole_step())
+        {
+            let _ = writeln!(out, "  [{}] for the whole step ({})", fault.spec.kind.name(), fault.endpoint);
         }
         let mut exchanges = transcript.exchanges_of_calls(&calls);
         // The answers are labelled before the requests: keys are numbered in that order.

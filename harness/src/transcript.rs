@@ -425,6 +425,9 @@ pub struct Transcript {
     /// The corpus cases the runner left out, because they call a catalog tool the subject does not declare.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub left_out: Vec<LeftOut>,
+    /// The steps (0-based) that restarted the subject between calls (`action = "restart"`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub restarts: Vec<usize>,
     /// Which exchanges belong to which call and operation, built on first use, so that the checks' lookups stay
     /// linear in the size of the run. A transcript is read-only once built; changing `exchanges` after a lookup
     /// would leave this stale.

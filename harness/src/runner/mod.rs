@@ -18,7 +18,7 @@ use crate::mock::MockDownstream;
 use crate::scenario::{AuthFixture, CallSpec, IdentityState, Scenario, Step, StepKind};
 use crate::subject::{Subject, SubjectCall, SubjectError, SubjectFactory, SubjectFault};
 use crate::transcript::{Answer, CallRecord, Calls, LeftOut, Operation, Refusal, Transcript};
-use crate::world::{FaultGuard, FaultLog, FaultSpec, World};
+use crate::world::{FaultGuard, FaultLog, World};
 use callproof_executor::app::{CatalogEntry, catalog};
 use callproof_executor::canonical::{canonical_json, sha256_hex};
 use callproof_executor::clock::{Clock, SystemClock, TokioWallClock};
@@ -331,8 +331,7 @@ impl Session<'_> {
             let log = FaultLog { step: step_index, spec: fault.clone(), endpoint: "subject".to_owned(), fired: 1 };
             armed.subject.push((on_subject, log));
         }
-        let on_requests = |fault: &&FaultSpec| fault.kind.on_subject().is_none() && !fault.kind.refuses_connections();
-        for fault in step.faults().iter().filter(on_requests) {
+        for fault in step.faults().iter().filter(|fault| !fault.kind.acts_on_whole_step()) {
             let endpoint = fault.on.clone().unwrap_or_else(|| self.runner.main_endpoint(tool));
             armed.world.push(self.world.arm(fault.clone(), endpoint, step_index));
         }
@@ -472,6 +471,9 @@ impl Session<'_> {
             records_read_at_ms: self.clock.wall_ms(),
             tasks: self.world.tasks(),
             left_out: self.left_out.clone(),
+            restarts: (0..self.scenario.steps.len())
+                .filter(|step| matches!(self.scenario.steps[*step], Step::Restart))
+                .collect(),
             index: Default::default(),
         }
     }

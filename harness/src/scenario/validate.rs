@@ -123,8 +123,7 @@ fn check_step(draft: &Draft, step: &Step, ids: &[&str]) -> Result<(), String> {
         return Err(format!("`of = \"{of}\"` names no earlier step id (known: {})", ids.join(", ")));
     }
     for fault in step.faults() {
-        let whole_step = fault.kind.on_subject().is_some() || fault.kind.refuses_connections();
-        if whole_step && (fault.on.is_some() || fault.nth != 1 || fault.times != 1) {
+        if fault.kind.acts_on_whole_step() && (fault.on.is_some() || fault.nth != 1 || fault.times != 1) {
             return Err(format!(
                 "fault `{}` acts for the whole step, not on requests: `on`, `nth` and `times` do not apply to it",
                 fault.kind.name()

@@ -53,6 +53,11 @@ macro_rules! kinds {
                 }
             }
 
+            /// Whether it acts for its whole step rather than on requests: on the subject, or on the listener.
+            pub fn acts_on_whole_step(&self) -> bool {
+                self.on_subject().is_some() || self.refuses_connections()
+            }
+
             /// Whether the request it applies to gets no answer a read could use (see [`super::Fault`]).
             pub fn leaves_nothing_to_read(&self) -> bool {
                 match self {

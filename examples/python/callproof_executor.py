@@ -28,6 +28,7 @@ import jsonschema
 PROTOCOL = "callproof/1"
 NAME = "callproof-python-example"
 MAX_ARGUMENT_BYTES = 1024 * 1024
+MAX_RESPONSE_BYTES = 1024 * 1024
 MAX_DEPTH = 64
 LEASE_MARGIN_MS = 2000
 MAX_ATTEMPTS = 5
@@ -505,10 +506,11 @@ class Downstream:
             except OSError:
                 raise NotSent()
             ctx.sent = True
+            sock = connection.sock  # kept: the connection forgets it once an answer says it will close
             try:
                 connection.request(method, target, body=body, headers=headers)
                 response = connection.getresponse()
-                data = response.read(4 * 1024 * 1024)
+                data = read_body(response, 200 <= response.status < 300, sock, ctx)
             except TimeoutError:
                 raise TimedOut()
             except (OSError, http.client.HTTPException):
@@ -518,6 +520,34 @@ class Downstream:
             return response.status, {name.lower(): value for name, value in response.getheaders()}, data
         finally:
             connection.close()
+
+
+def read_body(response, success, sock, ctx):
+    """The answer's body, read within the call's deadline (a socket's timeout bounds each read, not the answer: a
+    body that trickles in would outlast it). A success's body is its result: cut short, over the limit or late, the
+    outcome is unknown (the read's error goes up). Any other status is a definite answer already: keep it, drop a
+    body it cannot read."""
+    try:
+        chunks, size = [], 0
+        while size <= MAX_RESPONSE_BYTES:
+            # Past the deadline, what already arrived is still read (a process stopped with the answer waiting in
+            # its socket); waiting for more is not.
+            sock.settimeout(max(ctx.remaining_ms(), 1) / 1000)
+            chunk = response.read1(65536)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        data = b"".join(chunks)
+        announced = response.getheader("content-length", "")
+        if len(data) <= MAX_RESPONSE_BYTES and (not announced.isdigit() or len(data) == int(announced)):
+            return data
+        if success:
+            raise Lost()
+    except (OSError, http.client.HTTPException):
+        if success:
+            raise
+    return b""
 
 
 # ---- the executor -------------------------------------------------------------------------------------------

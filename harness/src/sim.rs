@@ -65,6 +65,24 @@ impl Downstream for SimulatedDownstream {
         if reply.drop_connection {
             return Err(SendError::Lost);
         }
+        // A body broken off: a success's result is lost with it; any other status stands, its body unread (as
+        // `HttpDownstream` reads it). A body in parts arrives whole here (no chunks to split), once its last part
+        // has, or not at all past the client's timeout.
+        if let Some(parts) = reply.parts {
+            if parts.cut {
+                tokio::time::sleep(parts.pause).await;
+                if (200..300).contains(&reply.status) {
+                    return Err(SendError::Lost);
+                }
+                return Ok(HttpResponse { status: reply.status, headers: reply.headers, body: Vec::new() });
+            }
+            let left = give_up.saturating_sub(reply.delay);
+            if parts.spread() > left {
+                tokio::time::sleep(left).await;
+                return Err(SendError::Lost);
+            }
+            tokio::time::sleep(parts.spread()).await;
+        }
         Ok(HttpResponse { status: reply.status, headers: reply.headers, body: reply.body })
     }
 }
@@ -116,6 +134,29 @@ mod tests {
         let answered = downstream.send(request(), Duration::from_secs(1)).await.expect("served again");
         assert_eq!(answered.status, 200);
         assert_eq!(world.request_count(), 1);
+    }
+
+    #[tokio::test]
+    async fn a_body_broken_off_loses_a_success_and_keeps_any_other_status() {
+        use crate::world::{Behaviour, FaultKind, FaultSpec, Fixtures, fault::BodyInTwoParts};
+        let world = Arc::new(World::new(&Fixtures::default(), Behaviour::default()));
+        let downstream = SimulatedDownstream::new(world.clone());
+        let get = |path: &str| HttpRequest {
+            method: "GET".to_owned(),
+            path_and_query: path.to_owned(),
+            headers: Vec::new(),
+            body: None,
+        };
+        let cut = || FaultSpec {
+            times: 0,
+            ..FaultSpec::from(FaultKind::BodyInTwoParts(BodyInTwoParts { pause_ms: 5, cut: true, parts: 2 }))
+        };
+        let _weather = world.arm(cut(), "GET /weather".to_owned(), 0);
+        let _orders = world.arm(cut(), "GET /orders".to_owned(), 0);
+        let success = downstream.send(get("/weather?location=Oslo"), Duration::from_secs(1)).await;
+        assert!(matches!(success, Err(SendError::Lost)), "{success:?}");
+        let refusal = downstream.send(get("/orders/ord_missing"), Duration::from_secs(1)).await.expect("a status line");
+        assert_eq!((refusal.status, refusal.body.len()), (404, 0));
     }
 
     #[test]

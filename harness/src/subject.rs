@@ -140,7 +140,7 @@ pub enum SubjectError {
     #[error("the subject could not be assembled: {0}")]
     Assembly(String),
     /// The harness's mocked downstream could not stop or start listening on its port for a `connection_refused`
-    /// step (a fault of the machine, not of the subject).
+    /// or `body_in_two_parts` step (a fault of the machine, not of the subject).
     #[error("the mocked downstream could not close or reopen its listener on {address}: {why}")]
     DownstreamLost {
         /// The address it listened on.

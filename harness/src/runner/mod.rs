@@ -109,6 +109,8 @@ struct StepFaults {
     world: Vec<FaultGuard>,
     subject: Vec<(SubjectFault, FaultLog)>,
     refusing: Option<FaultLog>,
+    /// Whether the harness's own server answers this step (an answer written in parts).
+    in_parts: bool,
 }
 
 impl Runner {
@@ -314,7 +316,13 @@ impl Session<'_> {
     /// Arms the step's faults: a refused connection on the downstream's listener, subject faults on the subject,
     /// the others on the world (on `tool`'s main request unless they name an endpoint).
     async fn arm(&mut self, step_index: usize, step: &Step, tool: &str) -> Result<StepFaults, SubjectError> {
-        let mut armed = StepFaults { world: Vec::new(), subject: Vec::new(), refusing: None };
+        let in_parts = step.faults().iter().any(|fault| fault.kind.writes_body_in_parts());
+        let mut armed = StepFaults { world: Vec::new(), subject: Vec::new(), refusing: None, in_parts };
+        if let Some(mock) = self.mock.as_mut().filter(|_| in_parts) {
+            mock.serve_in_parts()
+                .await
+                .map_err(|error| SubjectError::DownstreamLost { address: mock.uri(), why: error.to_string() })?;
+        }
         if let Some(fault) = step.faults().iter().find(|fault| fault.kind.refuses_connections()) {
             self.world.refuse_connections(true);
             if let Some(mock) = &mut self.mock {
@@ -343,6 +351,11 @@ impl Session<'_> {
         let world: Vec<FaultLog> = armed.world.into_iter().map(FaultGuard::disarm).collect();
         for (on_subject, _) in &armed.subject {
             self.subject.inject(*on_subject, false).await?;
+        }
+        if let Some(mock) = self.mock.as_mut().filter(|_| armed.in_parts) {
+            mock.serve_with_wiremock()
+                .await
+                .map_err(|error| SubjectError::DownstreamLost { address: mock.uri(), why: error.to_string() })?;
         }
         if armed.refusing.is_some() {
             self.world.refuse_connections(false);

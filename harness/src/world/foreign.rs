@@ -77,5 +77,6 @@ pub(super) fn reply() -> Reply {
         body: br#"{"status":"completed","origin":"foreign"}"#.to_vec(),
         delay: Duration::ZERO,
         drop_connection: false,
+        parts: None,
     }
 }

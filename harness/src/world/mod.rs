@@ -63,6 +63,34 @@ pub struct Reply {
     pub delay: Duration,
     /// Close the connection instead of answering (after `delay`).
     pub drop_connection: bool,
+    /// Write the body in two parts (fault `body_in_two_parts`), or whole (`None`).
+    pub parts: Option<Parts>,
+}
+
+/// How an answer's body is written in two parts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Parts {
+    /// The first part is `body[..split_at]`: inside the body's first character beyond ASCII, else its middle.
+    pub split_at: usize,
+    /// Between two writes.
+    pub pause: Duration,
+    /// Close the connection after the first part instead of writing the rest.
+    pub cut: bool,
+    /// How many writes in all: the rest after the first part goes in `count - 1` equal pieces.
+    pub count: u32,
+}
+
+impl Parts {
+    /// The parts of `body` for this verdict: the first ends after the first byte of its first multibyte character.
+    fn of(body: &[u8], pause: Duration, cut: bool, count: u32) -> Parts {
+        let split_at = body.iter().position(|byte| !byte.is_ascii()).map_or(body.len() / 2, |first| first + 1);
+        Parts { split_at, pause, cut, count }
+    }
+
+    /// How long the whole body takes to arrive after its first part (when it is not cut).
+    pub fn spread(&self) -> Duration {
+        self.pause.saturating_mul(self.count.saturating_sub(1))
+    }
 }
 
 /// Behaviour switches of the downstream: a scenario's `[downstream]` table.
@@ -309,6 +337,10 @@ impl World {
         };
         answer.headers.insert(0, ("x-request-id".to_owned(), format!("dr_{}", state.requests.len())));
         let verdict = fault.as_mut().map_or(After::Pass, |armed| armed.rule.after_commit(&request, &mut answer));
+        let in_parts = match verdict {
+            After::InParts { pause, cut, count } => Some((pause, cut, count)),
+            _ => None,
+        };
         let (delay, drop_connection) = match verdict {
             After::Pass => (Duration::ZERO, false),
             After::Delay(delay) => (delay, false),
@@ -338,6 +370,7 @@ impl World {
             After::Pause(pause) => self.act_on_subject(SubjectFault::Pause(pause)),
             After::CutStore => self.act_on_subject(SubjectFault::StoreOutage),
             After::EndInput => self.act_on_subject(SubjectFault::EndInput),
+            After::InParts { .. } => (Duration::ZERO, false),
         };
         if delay < KILL_HOLD {
             state.busy_until = state.busy_until.max(now + delay);
@@ -351,7 +384,8 @@ impl World {
         let index = state.requests.len();
         let answered_ms = (!drop_connection).then(|| at_ms.saturating_add(delay.as_millis() as u64));
         state.requests.push(RequestRecord { index, at_ms, answered_ms, fault: fired, ..record });
-        Reply { status: answer.status, headers: answer.headers, body: bytes, delay, drop_connection }
+        let parts = in_parts.map(|(pause, cut, count)| Parts::of(&bytes, pause, cut, count));
+        Reply { status: answer.status, headers: answer.headers, body: bytes, delay, drop_connection, parts }
     }
 }
 

@@ -33,6 +33,12 @@ pub trait Fault: Rule + Clone + Sized + 'static {
         None
     }
 
+    /// Whether an answer it shapes is written in parts, which only the harness's own HTTP server can do (wiremock
+    /// writes every body whole): the runner serves the step with that server instead.
+    fn writes_body_in_parts(&self) -> bool {
+        false
+    }
+
     /// Whether it acts on the downstream's listener for its whole step (no connection is taken) instead of on a
     /// request.
     fn refuses_connections(&self) -> bool {

@@ -93,6 +93,17 @@ pub enum After {
     /// Close the subject's input (stdin); the answer goes out once the end of input has landed, so the call is in
     /// flight when the subject learns that no more calls will come.
     EndInput,
+    /// Write the body in `count` parts `pause` apart, the first ending inside its first character beyond ASCII
+    /// (else at its middle); with `cut`, close the connection after the first part instead: the status line and
+    /// headers (with the whole body's `Content-Length`) arrived, the body never did.
+    InParts {
+        /// Between two writes.
+        pause: Duration,
+        /// Close after the first part.
+        cut: bool,
+        /// How many writes.
+        count: u32,
+    },
 }
 
 /// When a kill fault kills the subject.

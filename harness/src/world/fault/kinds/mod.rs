@@ -53,6 +53,13 @@ macro_rules! kinds {
                 }
             }
 
+            /// Whether an answer it shapes is written in parts (see [`super::Fault`]).
+            pub fn writes_body_in_parts(&self) -> bool {
+                match self {
+                    $(FaultKind::$Kind(kind) => kind.writes_body_in_parts(),)*
+                }
+            }
+
             /// Whether it acts for its whole step rather than on requests: on the subject, or on the listener.
             pub fn acts_on_whole_step(&self) -> bool {
                 self.on_subject().is_some() || self.refuses_connections()
@@ -107,6 +114,7 @@ kinds! {
     drop_then_pending => DropThenPending,
     input_ends_after_commit => InputEndsAfterCommit,
     connection_refused => ConnectionRefused,
+    body_in_two_parts => BodyInTwoParts,
 }
 
 pub use inject_text::INJECTION;

@@ -10,6 +10,8 @@
 //! reaches the same resource. For a step of the `connection_refused` fault the downstream stops listening (its
 //! open connections are closed, new ones refused) and listens again on the same port after the step.
 
+mod parts;
+
 use crate::world::{Incoming, Reply, World};
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -28,8 +30,10 @@ pub struct MockDownstream {
 
 /// The downstream's server and the foreign origin's.
 struct Servers {
-    /// `None` while connections are refused.
+    /// `None` while connections are refused or the harness's own server answers.
     main: Option<MockServer>,
+    /// The harness's own server, while it answers in wiremock's place ([`MockDownstream::serve_in_parts`]).
+    parts: Option<tokio::task::JoinHandle<()>>,
     /// Held so the foreign origin serves until the downstream stops.
     _foreign: MockServer,
 }
@@ -55,7 +59,7 @@ impl MockDownstream {
         let foreign = MockServer::builder().start().await;
         world.serve_foreign_at(&foreign.uri());
         Mock::given(Always).respond_with(Foreign { world: world.clone() }).mount(&foreign).await;
-        MockDownstream { servers: Some(Servers { main: Some(main), _foreign: foreign }), world, address }
+        MockDownstream { servers: Some(Servers { main: Some(main), parts: None, _foreign: foreign }), world, address }
     }
 
     /// The base URL, e.g. `http://127.0.0.1:41234`.
@@ -100,6 +104,34 @@ impl MockDownstream {
         Ok(())
     }
 
+    /// Serves the world from the harness's own HTTP/1.1 server on the same port instead of wiremock, for a step
+    /// whose answers may be written in parts (fault `body_in_two_parts`; wiremock writes every body whole), until
+    /// [`MockDownstream::serve_with_wiremock`].
+    ///
+    /// # Errors
+    /// When the port cannot be handed over (see [`MockDownstream::refuse_connections`]).
+    pub async fn serve_in_parts(&mut self) -> std::io::Result<()> {
+        self.refuse_connections().await?;
+        let listener = tokio::net::TcpListener::from_std(reusable_listener(self.address)?)?;
+        if let Some(servers) = self.servers.as_mut() {
+            servers.parts = Some(tokio::spawn(parts::serve(listener, self.world.clone())));
+        }
+        Ok(())
+    }
+
+    /// Hands the port back to wiremock after [`MockDownstream::serve_in_parts`]; the harness's server and its
+    /// connections end.
+    ///
+    /// # Errors
+    /// When the port cannot be bound again.
+    pub async fn serve_with_wiremock(&mut self) -> std::io::Result<()> {
+        if let Some(task) = self.servers.as_mut().and_then(|servers| servers.parts.take()) {
+            task.abort();
+            let _ = task.await;
+        }
+        self.accept_connections().await
+    }
+
     /// Stops both servers: returns once both were dropped, which tells their threads to shut down.
     pub async fn stop(mut self) {
         if let Some(servers) = self.servers.take() {
@@ -136,6 +168,14 @@ async fn serve(world: Arc<World>, listener: std::net::TcpListener) -> MockServer
 /// against tokio's cooperative budget: dropped inside a task that spent its budget (one task polling many
 /// scenarios), it is refused forever and spins at 100% CPU. So servers are dropped on a blocking thread, which
 /// has no budget; without a runtime (a plain thread), where they are.
+impl Drop for Servers {
+    fn drop(&mut self) {
+        if let Some(task) = self.parts.take() {
+            task.abort();
+        }
+    }
+}
+
 impl Drop for MockDownstream {
     fn drop(&mut self) {
         if let Some(servers) = self.servers.take()
@@ -265,6 +305,45 @@ mod tests {
     use crate::world::{Behaviour, Fixtures};
     use std::task::Poll;
     use std::time::Duration;
+
+    /// `body_in_two_parts`: the harness's own server writes the weather service's answer in two reads split inside
+    /// a character (the bytes, put together, are the whole answer), and with `cut` a success's body breaks off
+    /// after its first part; after the step wiremock answers on the same port again.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn an_answer_goes_out_in_two_parts_or_broken_off_and_then_wiremock_serves_again() {
+        use crate::world::{FaultKind, FaultSpec, fault::BodyInTwoParts};
+        let world = Arc::new(World::new(&Fixtures::default(), Behaviour::default()));
+        let mut downstream = MockDownstream::start(world.clone()).await;
+        let url = format!("{}/weather?location=Z%C3%BCrich&units=celsius", downstream.uri());
+        downstream.serve_in_parts().await.expect("the port is handed over");
+        let split = world.arm(
+            FaultSpec::from(FaultKind::BodyInTwoParts(BodyInTwoParts { pause_ms: 100, cut: false, parts: 2 })),
+            "GET /weather".to_owned(),
+            0,
+        );
+        let mut answer = reqwest::get(&url).await.expect("answered");
+        let mut reads = Vec::new();
+        while let Some(chunk) = answer.chunk().await.expect("the whole body") {
+            reads.push(chunk.to_vec());
+        }
+        assert!(reads.len() >= 2, "two reads at least: {reads:?}");
+        assert!(std::str::from_utf8(&reads[0]).is_err(), "the first read ends inside a character");
+        let whole: serde_json::Value =
+            serde_json::from_slice(&reads.concat()).expect("together they are the JSON answer");
+        assert_eq!(whole["location"], "Zürich");
+        drop(split);
+        let _cut = world.arm(
+            FaultSpec::from(FaultKind::BodyInTwoParts(BodyInTwoParts { pause_ms: 10, cut: true, parts: 2 })),
+            "GET /weather".to_owned(),
+            1,
+        );
+        let answer = reqwest::get(&url).await.expect("the status line arrives");
+        assert_eq!(answer.status(), 200);
+        assert!(answer.bytes().await.is_err(), "the body breaks off");
+        downstream.serve_with_wiremock().await.expect("wiremock takes the port back");
+        assert_eq!(reqwest::get(&url).await.expect("served").status(), 200, "the fault is spent: wiremock answers");
+        downstream.stop().await;
+    }
 
     /// `connection_refused`: while refused, a connection to the downstream's port is refused (not accepted and
     /// closed); afterwards the same port serves the same world again.

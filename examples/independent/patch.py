@@ -1,0 +1,82 @@
+"""Runs the independent Python executor with one change, for the buggy `independent_*` modules of examples/buggy.
+
+Each of those modules names one of the three files of `examples/independent/python/` (executor.py, schema.py,
+strictjson.py), a piece of it and the text that replaces it; `exec_python` writes the three files, one of them
+changed, to a folder of the temp folder named by a hash of the changed source (written whole before it is renamed
+into place, so concurrent runs share it) and replaces the Python process with `sys.executable` on the changed
+`executor.py`, as `variant_independent_python` does with the unchanged executor.
+
+Rule enforced here: the piece occurs exactly once in its file and the change changes it, or the module refuses to
+start (exit 2, saying so on stderr). An edit of the executor that moves or rewrites the piece then fails the
+manifest row loudly, instead of running the correct executor under a buggy name. A change made in several places
+of one file passes `old` and `new` as tuples of the same length; the rule holds for each piece.
+"""
+
+import hashlib
+import os
+import shutil
+import sys
+import tempfile
+
+SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "python")
+FILES = ("executor.py", "schema.py", "strictjson.py")
+
+
+def changed_file(name, filename, old, new):
+    """The text of `filename` with each piece of `old` replaced by its `new`, or exit 2 unless each occurs once."""
+    path = os.path.join(SOURCE, filename)
+    if filename not in FILES:
+        sys.stderr.write(f"{name}: {filename} is not one of the files of {SOURCE}: {', '.join(FILES)}\n")
+        sys.exit(2)
+    with open(path, encoding="utf-8") as source_file:
+        source = source_file.read()
+    olds = (old,) if isinstance(old, str) else tuple(old)
+    news = (new,) if isinstance(new, str) else tuple(new)
+    if len(olds) != len(news) or not olds:
+        sys.stderr.write(f"{name}: {len(olds)} pieces to change but {len(news)} replacements\n")
+        sys.exit(2)
+    for piece in olds:
+        found = source.count(piece)
+        if found != 1:
+            sys.stderr.write(
+                f"{name}: a piece of {path} it changes occurs {found} times, not once; "
+                "update the module to the executor\n"
+            )
+            sys.exit(2)
+    changed = source
+    for piece, replacement in zip(olds, news):
+        changed = changed.replace(piece, replacement, 1)
+    if olds == news or changed == source:
+        sys.stderr.write(f"{name}: the change to {path} changes nothing; update the module to the executor\n")
+        sys.exit(2)
+    return changed
+
+
+def exec_python(module_file, filename, old, new):
+    """Replaces this process with `sys.executable` running the independent executor changed in one place."""
+    name = os.path.splitext(os.path.basename(module_file))[0]
+    changed = changed_file(name, filename, old, new)
+    texts = {}
+    for each in FILES:
+        if each == filename:
+            texts[each] = changed
+        else:
+            with open(os.path.join(SOURCE, each), encoding="utf-8") as source_file:
+                texts[each] = source_file.read()
+    digest = hashlib.sha256("\0".join(texts[each] for each in FILES).encode("utf-8")).hexdigest()[:16]
+    folder = os.path.join(tempfile.gettempdir(), f"callproof-{name}-{digest}")
+    if not os.path.isdir(folder):
+        partial = f"{folder}.{os.getpid()}.partial"
+        os.makedirs(partial, exist_ok=True)
+        for each in FILES:
+            with open(os.path.join(partial, each), "w", encoding="utf-8") as out:
+                out.write(texts[each])
+        try:
+            os.rename(partial, folder)
+        except OSError:
+            if not os.path.isdir(folder):
+                raise
+            shutil.rmtree(partial, ignore_errors=True)  # another run put the same folder in place first
+    script = os.path.join(folder, "executor.py")
+    sys.stdout.flush()
+    os.execv(sys.executable, [sys.executable, script])

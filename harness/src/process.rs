@@ -259,9 +259,7 @@ pub(crate) fn support(
     if let Some(tool) = missing.first() {
         return Support::Skip(format!("the executor does not implement `{tool}` ({where_listed})"));
     }
-    if (faults.iter().any(|fault| fault.kind.needs() == Needs::DurableStore) || scenario.restarts())
-        && !capabilities.has(crate::protocol::DURABLE_STORE)
-    {
+    if scenario.kills_subject() && !capabilities.has(crate::protocol::DURABLE_STORE) {
         return Support::ExpectFailure(
             "the executor's idempotency store does not survive a restart (its capabilities declare no \
              durable_store), so a crash can lose a record"

@@ -19,7 +19,6 @@ use crate::process::{self, Break, Handles, Piped, ProcessFactory, ProcessOptions
 use crate::protocol::{Capabilities, excerpt};
 use crate::scenario::Scenario;
 use crate::subject::{Reply, Subject, SubjectCall, SubjectError, SubjectFactory, SubjectFault, Support};
-use crate::world::fault::Needs;
 use async_trait::async_trait;
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
@@ -205,13 +204,7 @@ impl SubjectFactory for McpHttpFactory {
     }
 
     async fn support(&self, scenario: &Scenario) -> Support {
-        let kills = scenario.restarts()
-            || scenario
-                .steps
-                .iter()
-                .flat_map(|step| step.faults())
-                .any(|fault| fault.kind.needs() == Needs::DurableStore);
-        if matches!(self.mode, Mode::Url(_)) && kills {
+        if matches!(self.mode, Mode::Url(_)) && scenario.kills_subject() {
             return Support::Skip("the harness cannot restart a server it did not start (--mcp-url)".to_owned());
         }
         let proxied = self.options().store_upstream.is_some();

@@ -5,7 +5,7 @@
 //! [`crate::world::Parts`] is written differently: its first part, a pause, then the rest or a closed connection.
 //! It serves one step (fault `body_in_two_parts`); its connections end with it.
 
-use crate::world::{Incoming, Reply, World};
+use crate::world::{Reply, World};
 use futures::StreamExt as _;
 use http_body_util::combinators::BoxBody;
 use http_body_util::{BodyExt, Full, Limited, StreamBody};
@@ -38,18 +38,9 @@ async fn answer(world: Arc<World>, request: Request<hyper::body::Incoming>) -> R
     let (head, body) = request.into_parts();
     let body = Limited::new(body, MAX_REQUEST_BYTES).collect().await.map_err(std::io::Error::other)?.to_bytes();
     let url = wiremock::http::Url::parse(&format!("http://downstream{}", head.uri)).map_err(std::io::Error::other)?;
-    let incoming = Incoming {
-        method: head.method.as_str().to_owned(),
-        path: super::normalized_path(url.path()),
-        query: url.query_pairs().map(|(key, value)| (key.into_owned(), value.into_owned())).collect(),
-        headers: head
-            .headers
-            .iter()
-            .filter_map(|(name, value)| Some((name.as_str().to_ascii_lowercase(), value.to_str().ok()?.to_owned())))
-            .collect(),
-        body: body.to_vec(),
-    };
-    let reply = world.handle(&incoming);
+    // The request as wiremock hands it over, so the world sees it exactly as it does over wiremock.
+    let request = wiremock::Request { url, method: head.method, headers: head.headers, body: body.to_vec() };
+    let reply = world.handle(&super::incoming(&request));
     tokio::time::sleep(reply.delay).await;
     if reply.drop_connection {
         return Err(std::io::Error::new(std::io::ErrorKind::ConnectionAborted, "fault: no answer"));

@@ -247,6 +247,11 @@ impl Runner {
     }
 }
 
+/// The error of a step whose downstream listener could not be closed, handed over or reopened at `address`.
+fn listener_lost(address: String) -> impl FnOnce(std::io::Error) -> SubjectError {
+    move |error| SubjectError::DownstreamLost { address, why: error.to_string() }
+}
+
 impl Session<'_> {
     /// Plays step `step_index` (0-based): arms its faults, makes its calls, records them, disarms.
     ///
@@ -313,22 +318,19 @@ impl Session<'_> {
         }
     }
 
-    /// Arms the step's faults: a refused connection on the downstream's listener, subject faults on the subject,
-    /// the others on the world (on `tool`'s main request unless they name an endpoint).
+    /// Arms the step's faults: the downstream's listener for the whole step (handed to the harness's own server for
+    /// an answer in parts, or closed for a refused connection), subject faults on the subject, the others on the
+    /// world (on `tool`'s main request unless they name an endpoint).
     async fn arm(&mut self, step_index: usize, step: &Step, tool: &str) -> Result<StepFaults, SubjectError> {
         let in_parts = step.faults().iter().any(|fault| fault.kind.writes_body_in_parts());
         let mut armed = StepFaults { world: Vec::new(), subject: Vec::new(), refusing: None, in_parts };
         if let Some(mock) = self.mock.as_mut().filter(|_| in_parts) {
-            mock.serve_in_parts()
-                .await
-                .map_err(|error| SubjectError::DownstreamLost { address: mock.uri(), why: error.to_string() })?;
+            mock.serve_in_parts().await.map_err(listener_lost(mock.uri()))?;
         }
         if let Some(fault) = step.faults().iter().find(|fault| fault.kind.refuses_connections()) {
             self.world.refuse_connections(true);
             if let Some(mock) = &mut self.mock {
-                mock.refuse_connections()
-                    .await
-                    .map_err(|error| SubjectError::DownstreamLost { address: mock.uri(), why: error.to_string() })?;
+                mock.refuse_connections().await.map_err(listener_lost(mock.uri()))?;
             }
             let endpoint = "downstream".to_owned();
             armed.refusing = Some(FaultLog { step: step_index, spec: fault.clone(), endpoint, fired: 1 });
@@ -353,16 +355,12 @@ impl Session<'_> {
             self.subject.inject(*on_subject, false).await?;
         }
         if let Some(mock) = self.mock.as_mut().filter(|_| armed.in_parts) {
-            mock.serve_with_wiremock()
-                .await
-                .map_err(|error| SubjectError::DownstreamLost { address: mock.uri(), why: error.to_string() })?;
+            mock.serve_with_wiremock().await.map_err(listener_lost(mock.uri()))?;
         }
         if armed.refusing.is_some() {
             self.world.refuse_connections(false);
             if let Some(mock) = &mut self.mock {
-                mock.accept_connections()
-                    .await
-                    .map_err(|error| SubjectError::DownstreamLost { address: mock.uri(), why: error.to_string() })?;
+                mock.accept_connections().await.map_err(listener_lost(mock.uri()))?;
             }
         }
         // In arming order: the listener first, then subject faults, then the world's.
@@ -484,8 +482,13 @@ impl Session<'_> {
             records_read_at_ms: self.clock.wall_ms(),
             tasks: self.world.tasks(),
             left_out: self.left_out.clone(),
-            restarts: (0..self.scenario.steps.len())
-                .filter(|step| matches!(self.scenario.steps[*step], Step::Restart))
+            restarts: self
+                .scenario
+                .steps
+                .iter()
+                .enumerate()
+                .filter(|(_, step)| matches!(step, Step::Restart))
+                .map(|(index, _)| index)
                 .collect(),
             index: Default::default(),
         }

@@ -272,10 +272,13 @@ impl Scenario {
         Ok(Scenario { draft, lines: Vec::new(), path: PathBuf::new(), name: name.to_owned() })
     }
 
-    /// Whether a step restarts the executor (`action = "restart"`): like a kill fault, it needs a store that
-    /// survives the process.
-    pub fn restarts(&self) -> bool {
-        self.steps.iter().any(|step| matches!(step, Step::Restart))
+    /// Whether the scenario kills the executor and starts it again (a kill fault, or a `restart` step): its
+    /// records must then survive the process, which only a durable store promises.
+    pub fn kills_subject(&self) -> bool {
+        self.steps.iter().any(|step| {
+            matches!(step, Step::Restart)
+                || step.faults().iter().any(|fault| fault.kind.needs() == crate::world::fault::Needs::DurableStore)
+        })
     }
 
     /// The content, to change and check again.

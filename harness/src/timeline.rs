@@ -6,7 +6,7 @@
 //! runs of one scenario against one executor give the same text, so it can be snapshotted.
 
 use crate::envelope::EnvelopeView;
-use crate::transcript::{Answer, CallRecord, Exchange, Transcript};
+use crate::transcript::{Answer, BetweenCalls, CallRecord, Exchange, Transcript};
 use crate::world::Handling;
 use callproof_executor::{Arguments, ErrorCode};
 use serde_json::Value;
@@ -213,12 +213,19 @@ fn render(transcript: &Transcript, marks: &[Mark], keys: &mut Keys) -> String {
     for call in &transcript.calls {
         steps.entry(call.step).or_default().push(call);
     }
-    for step in &transcript.restarts {
-        steps.entry(*step).or_default();
+    for between in &transcript.between_calls {
+        steps.entry(between.step()).or_default();
     }
     for (step, calls) in steps {
         let Some(first) = calls.first().copied() else {
-            let _ = writeln!(out, "step {} restart: the executor was killed and started again", step + 1);
+            match transcript.between_calls.iter().find(|between| between.step() == step) {
+                Some(BetweenCalls::Wait { ms, .. }) => {
+                    let _ = writeln!(out, "step {} wait {ms} ms", step + 1);
+                }
+                _ => {
+                    let _ = writeln!(out, "step {} restart: the executor was killed and started again", step + 1);
+                }
+            }
             continue;
         };
         let _ = writeln!(

@@ -385,6 +385,33 @@ impl Serialize for Calls {
     }
 }
 
+/// A step that made no call, for the timeline: what happened between the calls around it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BetweenCalls {
+    /// The subject was killed and started again (`action = "restart"`).
+    Restart {
+        /// The step, 0-based.
+        step: usize,
+    },
+    /// The scenario let time pass (`action = "wait"`).
+    Wait {
+        /// The step, 0-based.
+        step: usize,
+        /// How long, in ms.
+        ms: u64,
+    },
+}
+
+impl BetweenCalls {
+    /// The step, 0-based.
+    pub fn step(&self) -> usize {
+        match self {
+            BetweenCalls::Restart { step } | BetweenCalls::Wait { step, .. } => *step,
+        }
+    }
+}
+
 /// A corpus case the runner left out: it calls a catalog tool the subject does not declare, which the subject
 /// rightly refuses with `tool_not_found` (docs/protocol.md), so its answer would say nothing about the case.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -425,9 +452,9 @@ pub struct Transcript {
     /// The corpus cases the runner left out, because they call a catalog tool the subject does not declare.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub left_out: Vec<LeftOut>,
-    /// The steps (0-based) that restarted the subject between calls (`action = "restart"`).
+    /// The steps that made no call: a restart of the subject or a wait, in step order.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub restarts: Vec<usize>,
+    pub between_calls: Vec<BetweenCalls>,
     /// Which exchanges belong to which call and operation, built on first use, so that the checks' lookups stay
     /// linear in the size of the run. A transcript is read-only once built; changing `exchanges` after a lookup
     /// would leave this stale.

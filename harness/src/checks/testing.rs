@@ -399,7 +399,7 @@ impl History {
             records_read_at_ms: self.records_read_at_ms,
             tasks: self.tasks.clone(),
             left_out: Vec::new(),
-            restarts: Vec::new(),
+            between_calls: Vec::new(),
             index: Default::default(),
         }
     }

@@ -17,7 +17,7 @@ use crate::corpus::Corpus;
 use crate::mock::MockDownstream;
 use crate::scenario::{AuthFixture, CallSpec, IdentityState, Scenario, Step, StepKind};
 use crate::subject::{Subject, SubjectCall, SubjectError, SubjectFactory, SubjectFault};
-use crate::transcript::{Answer, CallRecord, Calls, LeftOut, Operation, Refusal, Transcript};
+use crate::transcript::{Answer, BetweenCalls, CallRecord, Calls, LeftOut, Operation, Refusal, Transcript};
 use crate::world::{FaultGuard, FaultLog, World};
 use callproof_executor::app::{CatalogEntry, catalog};
 use callproof_executor::canonical::{canonical_json, sha256_hex};
@@ -482,13 +482,16 @@ impl Session<'_> {
             records_read_at_ms: self.clock.wall_ms(),
             tasks: self.world.tasks(),
             left_out: self.left_out.clone(),
-            restarts: self
+            between_calls: self
                 .scenario
                 .steps
                 .iter()
                 .enumerate()
-                .filter(|(_, step)| matches!(step, Step::Restart))
-                .map(|(index, _)| index)
+                .filter_map(|(step, action)| match action {
+                    Step::Restart => Some(BetweenCalls::Restart { step }),
+                    Step::Wait { ms } => Some(BetweenCalls::Wait { step, ms: *ms }),
+                    _ => None,
+                })
                 .collect(),
             index: Default::default(),
         }

@@ -89,6 +89,19 @@ mod tests {
     }
 
     #[test]
+    fn attempts_count_from_one() {
+        let with_attempt = |attempt: u64| {
+            history("submit refund_order -> ok").with_call(0, |call| {
+                let mut raw = call.answer.raw().cloned().unwrap_or_default();
+                raw["meta"]["attempt"] = attempt.into();
+                call.answer = Answer::read(raw);
+            })
+        };
+        with_attempt(1).passes(&CHECK);
+        with_attempt(0).fails(&CHECK, "does not match the schema");
+    }
+
+    #[test]
     fn a_killed_call_is_not_judged_and_no_calls_skip() {
         history("submit refund_order -> killed").passes(&CHECK);
         history("").skips(&CHECK);

@@ -115,6 +115,7 @@ kinds! {
     input_ends_after_commit => InputEndsAfterCommit,
     connection_refused => ConnectionRefused,
     body_in_two_parts => BodyInTwoParts,
+    drop_before_commit => DropBeforeCommit,
 }
 
 pub use inject_text::INJECTION;

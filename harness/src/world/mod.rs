@@ -367,6 +367,13 @@ impl World {
                 self.kills.send_modify(|kills| kills.count(point));
                 (if point == KillPoint::InFlight { KILL_HOLD } else { Duration::ZERO }, false)
             }
+            After::KillWhileQueued(delay) => {
+                if let Handling::Committed(effect) = answer.handling {
+                    state.lands_at.insert(effect, now + delay);
+                }
+                self.kills.send_modify(|kills| kills.count(KillPoint::InFlight));
+                (KILL_HOLD, false)
+            }
             After::Pause(pause) => self.act_on_subject(SubjectFault::Pause(pause)),
             After::CutStore => self.act_on_subject(SubjectFault::StoreOutage),
             After::EndInput => self.act_on_subject(SubjectFault::EndInput),

@@ -84,6 +84,9 @@ pub enum After {
     LostPending(Duration),
     /// Kill the subject at this point.
     Kill(KillPoint),
+    /// Kill the subject while the call is in flight, and keep the commit unknown to status queries this long
+    /// (they answer 404): the request it sent lands later.
+    KillWhileQueued(Duration),
     /// Stop the subject's process (SIGSTOP) for this long, then resume it (SIGCONT); the answer goes out once
     /// the stop has landed, so the subject finds it waiting when it resumes.
     Pause(Duration),

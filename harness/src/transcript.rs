@@ -452,6 +452,10 @@ pub struct Transcript {
     /// The corpus cases the runner left out, because they call a catalog tool the subject does not declare.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub left_out: Vec<LeftOut>,
+    /// The mocked downstream's address as the executor was given it (`host:port`), over loopback; none in
+    /// simulation. An answer that names it has told the model where the executor's services live.
+    #[serde(skip)]
+    pub downstream_address: Option<String>,
     /// The steps that made no call: a restart of the subject or a wait, in step order.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub between_calls: Vec<BetweenCalls>,

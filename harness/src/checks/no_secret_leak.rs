@@ -2,7 +2,9 @@
 //! and no refusal repeats the value of an argument the tool's schema marks `x-sensitive`.
 //!
 //! Rule enforced here: every answer is searched for the markers the `leak_bait` fault plants, in every
-//! scenario, whether or not the fault fired (an executor may cache and leak later). Every answer that is not a
+//! scenario, whether or not the fault fired (an executor may cache and leak later); an error's `message` is
+//! also searched for the address (`host:port`) of the downstream the executor was given, which the text of a
+//! connection error carries (`connect ECONNREFUSED 127.0.0.1:41234`) and a message may not (errors.md). Every answer that is not a
 //! success is searched for the sensitive argument values of every call of the run, its own and the others' (a
 //! conflict must not show the arguments recorded before it; a success may hand a value back as its result): a
 //! string of at least [`SHORTEST_SECRET`] characters found under such an argument, looked for by its first
@@ -43,6 +45,16 @@ fn run(context: &Context<'_>) -> Outcome {
         let leaked = markers_carried(raw);
         if !leaked.is_empty() {
             judgement.fail(format!("the envelope carries {leaked:?}"), context.evidence(call));
+        }
+        let message = raw.pointer("/error/message").and_then(Value::as_str).unwrap_or_default();
+        if let Some(address) = context.transcript.downstream_address.as_deref().filter(|at| message.contains(at)) {
+            judgement.fail(
+                format!(
+                    "the error message names the downstream's address {address} (errors.md: a message never \
+                     contains host names; an exception's text often does)"
+                ),
+                context.evidence(call),
+            );
         }
         if call.ok() {
             continue;
@@ -307,12 +319,29 @@ fn carries(value: &Value, marker: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::history;
+    use super::super::testing::{DOWNSTREAM_ADDRESS, history};
+    use crate::transcript::Answer;
     use super::*;
 
     #[test]
     fn envelopes_without_markers_pass() {
         history("submit refund_order -> dependency_unavailable reason=unavailable").passes(&CHECK);
+    }
+
+    #[test]
+    fn an_error_message_that_names_the_downstreams_address_fails_and_other_members_may() {
+        let address = DOWNSTREAM_ADDRESS;
+        let with = |member: &str, text: String| {
+            history("submit send_email -> dependency_unavailable reason=not_sent").with_call(0, |call| {
+                let mut raw = call.answer.raw().cloned().unwrap_or_default();
+                raw["error"][member] = text.into();
+                call.answer = Answer::read(raw);
+            })
+        };
+        with("message", format!("connect ECONNREFUSED {address}")).fails(&CHECK, "names the downstream's address");
+        with("message", "connect ECONNREFUSED (the payment service)".to_owned()).passes(&CHECK);
+        // Only the message is held to it: errors.md rules host names out of messages, not out of every member.
+        with("location", format!("http://{address}/refunds/rf_1")).passes(&CHECK);
     }
 
     #[test]

@@ -35,6 +35,10 @@
 //! `body=BYTES`.
 
 use super::{Check, Context, Outcome, Violation};
+
+/// The mocked downstream's address every history's transcript carries (over loopback, the runner's).
+pub(crate) const DOWNSTREAM_ADDRESS: &str = "127.0.0.1:41234";
+
 use crate::corpus::Corpus;
 use crate::scenario::{Scenario, StepKind};
 use crate::transcript::{Answer, CallRecord, Exchange, Operation, Refusal, Transcript};
@@ -400,6 +404,7 @@ impl History {
             tasks: self.tasks.clone(),
             left_out: Vec::new(),
             between_calls: Vec::new(),
+            downstream_address: Some(DOWNSTREAM_ADDRESS.to_owned()),
             index: Default::default(),
         }
     }

@@ -482,6 +482,7 @@ impl Session<'_> {
             records_read_at_ms: self.clock.wall_ms(),
             tasks: self.world.tasks(),
             left_out: self.left_out.clone(),
+            downstream_address: self.mock.as_ref().map(|mock| address_of(&mock.uri())),
             between_calls: self
                 .scenario
                 .steps
@@ -637,6 +638,12 @@ pub fn arguments_hash(text: &str) -> Option<String> {
     Some(sha256_hex(canonical_json(&value).as_bytes()))
 }
 
+/// `host:port` of a URL `scheme://host:port[/...]`: what an answer would name if it named the downstream.
+fn address_of(url: &str) -> String {
+    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+    rest.split('/').next().unwrap_or(rest).to_owned()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -667,5 +674,11 @@ mod tests {
         assert!(call.answer.came_back(), "the call was answered: {:?}", call.answer);
         let took = call.answered_ms - call.started_ms;
         assert!(took < 1500, "the answer was timed {took} ms after the call, when the busy task let go");
+    }
+
+    #[test]
+    fn the_downstream_address_is_the_urls_host_and_port() {
+        assert_eq!(super::address_of("http://127.0.0.1:41234"), "127.0.0.1:41234");
+        assert_eq!(super::address_of("http://127.0.0.1:41234/base"), "127.0.0.1:41234");
     }
 }

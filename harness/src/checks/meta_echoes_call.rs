@@ -1,8 +1,11 @@
 //! `meta-echoes-call`: every envelope carries in `meta.call_id` and `meta.attempt` the call_id and attempt of the
-//! call it answers.
+//! call it answers, and no member another call established.
 //!
 //! Rule enforced here: whatever the outcome (ok, refusal, replay, reconciliation, corpus case), the meta of an
-//! answer names the call that got it, not an earlier call of the same operation. Judged only where the subject
+//! answer names the call that got it, not an earlier call of the same operation; and it carries nothing left over
+//! from another call: no `idempotency_key` on the answer of a tool without side effects (the schema gives a key to
+//! side effects only), no `reconciled` on an operation whose status no one asked the downstream for (a status query
+//! of the operation, or one no call could be tied to, excuses it). Judged only where the subject
 //! was told both and wrote the meta itself: every subject kind is told them (callproof/1's `call`, the in-process
 //! `Request`, MCP's `_meta["io.callproof/context"]`), but an envelope the harness built for a JSON-RPC error or
 //! an HTTP status (`meta_by_harness`) is not the subject's word, and a meta or member that is absent or not
@@ -18,7 +21,8 @@ pub const META_ECHOES_CALL: CheckId = CheckId::new("meta-echoes-call");
 pub(super) const CHECK: Check = Check {
     id: META_ECHOES_CALL,
     level: Level::Must,
-    rule: "every envelope's meta.call_id and meta.attempt are the call_id and attempt of the call it answers",
+    rule: "every envelope's meta.call_id and meta.attempt are the call_id and attempt of the call it answers; no \
+           meta member comes from another call (a key on a read, reconciled without a status query)",
     seed_ref: "§6.2, §11",
     run,
 };
@@ -35,6 +39,14 @@ fn run(context: &Context<'_>) -> Outcome {
         if attempt != u64::from(call.attempt) {
             wrong.push(format!("meta.attempt {attempt}, not {}", call.attempt));
         }
+        let meta = call.envelope().and_then(|envelope| envelope.raw().get("meta"));
+        if let Some(key) = meta.and_then(|meta| meta.get("idempotency_key")).filter(|_| is_read(context, call)) {
+            wrong.push(format!("meta.idempotency_key {key}, though {} has no side effects", call.tool));
+        }
+        let reconciled = meta.and_then(|meta| meta.get("reconciled")) == Some(&Value::Bool(true));
+        if reconciled && !status_asked(context, call) {
+            wrong.push("meta.reconciled, though no status query of its operation reached the downstream".to_owned());
+        }
         if !wrong.is_empty() {
             judgement.fail(
                 format!("call #{} ({}) was answered with {}", call.index, call.call_id, wrong.join(" and ")),
@@ -43,6 +55,21 @@ fn run(context: &Context<'_>) -> Outcome {
         }
     }
     judgement.outcome()
+}
+
+/// Whether the call's tool is one of the catalog's without side effects (a read or a task poll).
+fn is_read(context: &Context<'_>, call: &CallRecord) -> bool {
+    context.tool(&call.tool).is_some_and(|entry| !entry.spec.risk.has_side_effect())
+}
+
+/// Whether a status query of the call's operation reached the downstream, or one no operation could be tied to
+/// (it may have been this one's).
+fn status_asked(context: &Context<'_>, call: &CallRecord) -> bool {
+    context
+        .transcript
+        .exchanges
+        .iter()
+        .any(|exchange| exchange.record.status_query && exchange.op.is_none_or(|op| op == call.op))
 }
 
 /// `meta.call_id` and `meta.attempt` of the call's envelope, when it has both with their schema types.
@@ -59,7 +86,8 @@ mod tests {
     #[test]
     fn answers_that_echo_their_own_call_pass_whatever_the_outcome() {
         history(
-            "submit refund_order -> timeout_unknown; retry -> ok reconciled; retry -> ok replayed
+            "submit refund_order -> timeout_unknown; retry -> ok reconciled
+             request GET /refunds?idempotency_key=k1 -> 200 key=k1; retry -> ok replayed
              submit get_order -> forbidden; corpus refund_order case=truncated_object -> invalid_json",
         )
         .passes(&CHECK);
@@ -76,6 +104,25 @@ mod tests {
     fn a_wrong_attempt_alone_fails() {
         history("submit refund_order -> ok; retry -> business_rejected att=7")
             .fails(&CHECK, "call #1 (call_2) was answered with meta.attempt 7, not 2");
+    }
+
+    #[test]
+    fn a_key_on_a_read_fails_and_a_key_on_a_write_passes() {
+        history("submit send_email -> ok key=k1").passes(&CHECK);
+        history("submit send_email -> ok key=k1; submit get_weather -> ok key=k1")
+            .fails(&CHECK, "call #1 (call_2) was answered with meta.idempotency_key \"k1\", though get_weather");
+    }
+
+    #[test]
+    fn reconciled_needs_a_status_query_of_the_operation() {
+        let asked = "submit refund_order -> timeout_unknown; retry -> ok reconciled
+                     request GET /refunds?idempotency_key=k1 -> 200 key=k1";
+        history(asked).passes(&CHECK);
+        history(&format!("{asked}; retry -> ok replayed reconciled")).passes(&CHECK);
+        history("submit refund_order -> timeout_unknown; retry -> ok reconciled")
+            .fails(&CHECK, "meta.reconciled, though no status query");
+        history(&format!("{asked}; submit send_email -> ok reconciled"))
+            .fails(&CHECK, "call #2 (call_3) was answered with meta.reconciled");
     }
 
     #[test]

@@ -116,6 +116,7 @@ kinds! {
     connection_refused => ConnectionRefused,
     body_in_two_parts => BodyInTwoParts,
     drop_before_commit => DropBeforeCommit,
+    oversized_body => OversizedBody,
 }
 
 pub use inject_text::INJECTION;

@@ -207,66 +207,91 @@ pub fn labelled_keys(transcript: &Transcript) -> Keys {
     keys
 }
 
+/// What one step of the scenario left in the transcript: its calls, or a step that made none.
+enum StepRecord<'a> {
+    Calls(Vec<&'a CallRecord>),
+    Between(&'a BetweenCalls),
+}
+
 fn render(transcript: &Transcript, marks: &[Mark], keys: &mut Keys) -> String {
-    let mut out = String::new();
-    let mut steps: BTreeMap<usize, Vec<&CallRecord>> = BTreeMap::new();
+    let mut steps: BTreeMap<usize, StepRecord<'_>> = BTreeMap::new();
     for call in &transcript.calls {
-        steps.entry(call.step).or_default().push(call);
+        match steps.entry(call.step).or_insert_with(|| StepRecord::Calls(Vec::new())) {
+            StepRecord::Calls(calls) => calls.push(call),
+            StepRecord::Between(_) => {}
+        }
     }
     for between in &transcript.between_calls {
-        steps.entry(between.step()).or_default();
+        steps.insert(between.step(), StepRecord::Between(between));
     }
-    for (step, calls) in steps {
-        let Some(first) = calls.first().copied() else {
-            match transcript.between_calls.iter().find(|between| between.step() == step) {
-                Some(BetweenCalls::Wait { ms, .. }) => {
-                    let _ = writeln!(out, "step {} wait {ms} ms", step + 1);
-                }
-                _ => {
-                    let _ = writeln!(out, "step {} restart: the executor was killed and started again", step + 1);
-                }
+    let mut out = String::new();
+    for (step, record) in steps {
+        match record {
+            StepRecord::Calls(calls) => write_call_step(&mut out, transcript, step, &calls, marks, keys),
+            StepRecord::Between(BetweenCalls::Wait { ms, .. }) => {
+                let _ = writeln!(out, "step {} wait {ms} ms", step + 1);
             }
-            continue;
-        };
-        let _ = writeln!(
-            out,
-            "step {} {} {} as {} ({}, attempt {}{}){}",
-            step + 1,
-            first.action,
-            first.tool,
-            first.auth,
-            first.call_id,
-            first.attempt,
-            first.business_request_id.as_deref().map(|id| format!(", business request {id}")).unwrap_or_default(),
-            repeat_text(&calls),
-        );
-        if calls.len() == 1 || first.action == crate::scenario::StepKind::Burst {
-            let _ = writeln!(out, "  arguments {}", arguments_text(&first.arguments));
-        }
-        // Faults that acted on the whole step (the downstream's listener, the subject) touch no request line.
-        for fault in transcript.faults.iter().filter(|fault| fault.step == step && fault.spec.kind.acts_on_whole_step())
-        {
-            let _ = writeln!(out, "  [{}] for the whole step ({})", fault.spec.kind.name(), fault.endpoint);
-        }
-        let mut exchanges = transcript.exchanges_of_calls(&calls);
-        // The answers are labelled before the requests: keys are numbered in that order.
-        let answers = step_answers(&calls, keys);
-        if first.action == crate::scenario::StepKind::Burst {
-            exchanges.sort_by(|a, b| (&a.record.method, &a.record.path).cmp(&(&b.record.method, &b.record.path)));
-        }
-        for exchange in exchanges {
-            let _ = writeln!(out, "  ↳ {}", exchange_text(exchange, transcript, keys));
-        }
-        for (case, answer) in answers {
-            let label = if case.is_empty() { String::new() } else { format!("{case}: ") };
-            let _ = writeln!(out, "  ⇐ {label}{answer}");
-        }
-        for mark in
-            marks.iter().filter(|mark| mark.call.is_some_and(|call| calls.iter().any(|mine| mine.index == call)))
-        {
-            let _ = writeln!(out, "  ✗ {} [{}] {}", mark.check, mark.level, mark.message);
+            StepRecord::Between(BetweenCalls::Restart { .. }) => {
+                let _ = writeln!(out, "step {} restart: the executor was killed and started again", step + 1);
+            }
         }
     }
+    write_after_the_steps(&mut out, transcript, marks, keys);
+    out
+}
+
+/// A step's header, its arguments, the faults on the whole step, its requests, its answers and the marks on its
+/// calls.
+fn write_call_step(
+    out: &mut String,
+    transcript: &Transcript,
+    step: usize,
+    calls: &[&CallRecord],
+    marks: &[Mark],
+    keys: &mut Keys,
+) {
+    let Some(first) = calls.first().copied() else { return };
+    let burst = first.action == crate::scenario::StepKind::Burst;
+    let _ = writeln!(
+        out,
+        "step {} {} {} as {} ({}, attempt {}{}){}",
+        step + 1,
+        first.action,
+        first.tool,
+        first.auth,
+        first.call_id,
+        first.attempt,
+        first.business_request_id.as_deref().map(|id| format!(", business request {id}")).unwrap_or_default(),
+        repeat_text(calls),
+    );
+    if calls.len() == 1 || burst {
+        let _ = writeln!(out, "  arguments {}", arguments_text(&first.arguments));
+    }
+    // Faults that acted on the whole step (the downstream's listener, the subject) touch no request line.
+    for fault in transcript.faults.iter().filter(|fault| fault.step == step && fault.spec.kind.acts_on_whole_step()) {
+        let _ = writeln!(out, "  [{}] for the whole step ({})", fault.spec.kind.name(), fault.endpoint);
+    }
+    let mut exchanges = transcript.exchanges_of_calls(calls);
+    // The answers are labelled before the requests: keys are numbered in that order.
+    let answers = step_answers(calls, keys);
+    if burst {
+        exchanges.sort_by(|a, b| (&a.record.method, &a.record.path).cmp(&(&b.record.method, &b.record.path)));
+    }
+    for exchange in exchanges {
+        let _ = writeln!(out, "  ↳ {}", exchange_text(exchange, transcript, keys));
+    }
+    for (case, answer) in answers {
+        let label = if case.is_empty() { String::new() } else { format!("{case}: ") };
+        let _ = writeln!(out, "  ⇐ {label}{answer}");
+    }
+    for mark in marks.iter().filter(|mark| mark.call.is_some_and(|call| calls.iter().any(|mine| mine.index == call))) {
+        let _ = writeln!(out, "  ✗ {} [{}] {}", mark.check, mark.level, mark.message);
+    }
+}
+
+/// What belongs to no step: stray and foreign requests, corpus cases left out, the ledger and the marks on the
+/// whole run.
+fn write_after_the_steps(out: &mut String, transcript: &Transcript, marks: &[Mark], keys: &mut Keys) {
     let stray: Vec<&Exchange> = transcript.strays().collect();
     if !stray.is_empty() {
         let _ = writeln!(out, "requests no call accounts for");
@@ -292,7 +317,6 @@ fn render(transcript: &Transcript, marks: &[Mark], keys: &mut Keys) -> String {
     for mark in marks.iter().filter(|mark| mark.call.is_none()) {
         let _ = writeln!(out, "✗ {} [{}] {}", mark.check, mark.level, mark.message);
     }
-    out
 }
 
 #[cfg(test)]

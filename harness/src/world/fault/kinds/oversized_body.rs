@@ -10,8 +10,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-/// The most of an answer's body an executor reads (docs/errors.md).
-const BODY_LIMIT: usize = 1024 * 1024;
+/// The most of an answer's body an executor reads (docs/errors.md), as the reference executor bounds it.
+const BODY_LIMIT: usize = callproof_executor::app::MAX_RESPONSE_BYTES;
 
 /// Commit, then answer success with the usual body plus a member that takes it past 1 MiB.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

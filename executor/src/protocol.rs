@@ -19,6 +19,19 @@ use std::time::Duration;
 /// The protocol version both ends speak.
 pub const VERSION: &str = "callproof/1";
 
+/// The reference's reading of a `hello`'s `protocol`: the exact text [`VERSION`], nothing that merely starts
+/// like it.
+///
+/// # Errors
+/// Why any other version is refused, for the `error` line an executor answers before it exits.
+pub fn speaks(protocol: &str) -> Result<(), String> {
+    if protocol == VERSION {
+        Ok(())
+    } else {
+        Err(format!("protocol {protocol:?} is not supported; this executor speaks {VERSION:?}"))
+    }
+}
+
 /// The capability an executor declares when its idempotency records survive a restart of its process.
 pub const DURABLE_STORE: &str = "durable_store";
 

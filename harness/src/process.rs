@@ -16,6 +16,7 @@ use crate::scenario::Scenario;
 use crate::shell;
 use crate::store_proxy::StoreProxy;
 use crate::subject::{Awaited, Reply, Subject, SubjectCall, SubjectError, SubjectFactory, SubjectFault, Support};
+use crate::transcript::HelloAnswer;
 use crate::world::FaultSpec;
 use crate::world::fault::Needs;
 use async_trait::async_trait;
@@ -240,6 +241,11 @@ pub(crate) fn support(
             fault.kind.name()
         ));
     }
+    if scenario.says_hello() && !line_protocol {
+        return Support::Skip(
+            "a hello step starts a callproof/1 process, and an MCP server is not started with a hello".to_owned(),
+        );
+    }
     if let Some(fault) = faults.iter().find(|fault| fault.kind.needs() == Needs::Pause)
         && !declares(protocol::PAUSE)
     {
@@ -287,6 +293,17 @@ pub(crate) trait Running: Send + Sync + Sized + 'static {
     /// Ends it at the end of a scenario: by closing its stdin, waiting up to `grace`, then killing it.
     async fn stop(&self, grace: Duration) {
         self.handles().stop(grace).await;
+    }
+
+    /// Starts another process as `start` would, but with a `hello` naming `protocol`, and reads what it answers
+    /// before killing it. `None` for a kind started without a `hello` (MCP).
+    async fn answer_hello(
+        _argv: &[String],
+        _options: &ProcessOptions,
+        _start: &Self::Start,
+        _protocol: &str,
+    ) -> Option<Result<HelloAnswer, SubjectError>> {
+        None
     }
 }
 
@@ -352,6 +369,10 @@ impl<R: Running> Subject for Restartable<R> {
         let current = self.current.lock().await.clone();
         current.stop(self.options.stop_grace).await;
     }
+
+    async fn hello(&self, protocol: &str) -> Option<Result<HelloAnswer, SubjectError>> {
+        R::answer_hello(&self.argv, &self.options, &self.start, protocol).await
+    }
 }
 
 #[async_trait]
@@ -360,6 +381,16 @@ impl Running for Instance {
 
     async fn start(argv: &[String], options: &ProcessOptions, hello: &Hello) -> Result<Instance, SubjectError> {
         Ok(Instance::spawn(argv, options, hello).await?.0)
+    }
+
+    async fn answer_hello(
+        argv: &[String],
+        options: &ProcessOptions,
+        hello: &Hello,
+        protocol: &str,
+    ) -> Option<Result<HelloAnswer, SubjectError>> {
+        let hello = Hello { protocol: protocol.to_owned(), ..hello.clone() };
+        Some(answer_to_hello(argv, options, &hello).await)
     }
 
     async fn execute(&self, call: SubjectCall, margin: Duration) -> Result<Reply, SubjectError> {
@@ -691,6 +722,42 @@ async fn read_answers(mut stdout: impl AsyncBufRead + Unpin, shared: Arc<Mutex<S
         };
         return drop(fail(&shared, Break::Wrote(wrote)));
     }
+}
+
+/// Starts `argv`, sends it `hello` and reads its first line within the start timeout, then kills it: what it
+/// made of the version `hello` names.
+///
+/// # Errors
+/// [`SubjectError::Spawn`] when the command cannot be started at all.
+async fn answer_to_hello(
+    argv: &[String],
+    options: &ProcessOptions,
+    hello: &Hello,
+) -> Result<HelloAnswer, SubjectError> {
+    let Piped { mut child, mut stdin, mut stdout, .. } = Piped::spawn(argv, &options.env)?;
+    let line = ToExecutor::Hello(hello.clone()).to_line();
+    // A process that refuses at once may have closed its stdin before the whole line is written: its answer,
+    // not this write, tells what it did.
+    let _ = async {
+        stdin.write_all(line.as_bytes()).await?;
+        stdin.flush().await
+    }
+    .await;
+    let answer = match tokio::time::timeout(options.start_timeout, read_line(&mut stdout)).await {
+        Err(_) => {
+            HelloAnswer::Silent { waited_ms: u64::try_from(options.start_timeout.as_millis()).unwrap_or(u64::MAX) }
+        }
+        Ok(Ok(None)) => HelloAnswer::Ended,
+        Ok(Err(why)) => HelloAnswer::Refused { line: format!("({why})") },
+        Ok(Ok(Some(line))) => match FromExecutor::parse(&line) {
+            Ok(FromExecutor::Capabilities(capabilities)) => HelloAnswer::Accepted { protocol: capabilities.protocol },
+            _ => HelloAnswer::Refused { line: excerpt(&line, 200) },
+        },
+    };
+    drop(stdin);
+    let _ = child.start_kill();
+    let _ = tokio::time::timeout(Duration::from_millis(500), child.wait()).await;
+    Ok(answer)
 }
 
 fn capabilities_of(line: &str) -> Result<Capabilities, String> {

@@ -241,6 +241,13 @@ pub trait Subject: Send + Sync {
 
     /// Stops the subject.
     async fn stop(&self) {}
+
+    /// Starts another process of this executor with a `hello` in `protocol`, reads what it answers and stops
+    /// it; the subject itself is untouched. `None` when the subject is not started with a `hello` (in process,
+    /// an MCP server).
+    async fn hello(&self, _protocol: &str) -> Option<Result<crate::transcript::HelloAnswer, SubjectError>> {
+        None
+    }
 }
 
 /// A fault that acts on the subject itself rather than on a downstream request.
@@ -392,7 +399,7 @@ impl InProcess {
             .variant
             .assemble(downstream, clock, store.clone(), self.config.clone())
             .map_err(|error| SubjectError::Assembly(error.to_string()))?;
-        Ok(Arc::new(InProcessSubject { executor, store, outage }))
+        Ok(Arc::new(InProcessSubject { executor, store, outage, speaks: self.variant.speaks }))
     }
 }
 
@@ -400,6 +407,8 @@ struct InProcessSubject {
     executor: Executor,
     store: Arc<dyn Store>,
     outage: Arc<AtomicBool>,
+    /// Its variant's reading of a `hello`'s version: what its `--stdio` binary would answer.
+    speaks: fn(&str) -> Result<(), String>,
 }
 
 #[async_trait]
@@ -424,6 +433,18 @@ impl Subject for InProcessSubject {
             }
         }
         Some(records)
+    }
+
+    /// What its `--stdio` binary would answer, from the same reading of the version: the capabilities it
+    /// would announce, or the `error` line it would write before exiting.
+    async fn hello(&self, protocol: &str) -> Option<Result<crate::transcript::HelloAnswer, SubjectError>> {
+        use crate::transcript::HelloAnswer;
+        Some(Ok(match (self.speaks)(protocol) {
+            Ok(()) => HelloAnswer::Accepted { protocol: callproof_executor::protocol::VERSION.to_owned() },
+            Err(message) => {
+                HelloAnswer::Refused { line: serde_json::json!({"type": "error", "message": message}).to_string() }
+            }
+        }))
     }
 }
 

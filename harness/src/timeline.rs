@@ -228,11 +228,8 @@ fn render(transcript: &Transcript, marks: &[Mark], keys: &mut Keys) -> String {
     for (step, record) in steps {
         match record {
             StepRecord::Calls(calls) => write_call_step(&mut out, transcript, step, &calls, marks, keys),
-            StepRecord::Between(BetweenCalls::Wait { ms, .. }) => {
-                let _ = writeln!(out, "step {} wait {ms} ms", step + 1);
-            }
-            StepRecord::Between(BetweenCalls::Restart { .. }) => {
-                let _ = writeln!(out, "step {} restart: the executor was killed and started again", step + 1);
+            StepRecord::Between(between) => {
+                let _ = writeln!(out, "{}", between.line());
             }
         }
     }

@@ -401,13 +401,83 @@ pub enum BetweenCalls {
         /// How long, in ms.
         ms: u64,
     },
+    /// Another executor process was told a protocol version the harness does not speak (`action = "hello"`).
+    Hello {
+        /// The step, 0-based.
+        step: usize,
+        /// The version the `hello` named.
+        protocol: String,
+        /// What that process did.
+        answer: HelloAnswer,
+    },
 }
 
 impl BetweenCalls {
     /// The step, 0-based.
     pub fn step(&self) -> usize {
         match self {
-            BetweenCalls::Restart { step } | BetweenCalls::Wait { step, .. } => *step,
+            BetweenCalls::Restart { step } | BetweenCalls::Wait { step, .. } | BetweenCalls::Hello { step, .. } => {
+                *step
+            }
+        }
+    }
+
+    /// The step as one line of the timeline and of a violation's evidence.
+    pub fn line(&self) -> String {
+        match self {
+            BetweenCalls::Restart { step } => {
+                format!("step {} restart: the executor was killed and started again", step + 1)
+            }
+            BetweenCalls::Wait { step, ms } => format!("step {} wait {ms} ms", step + 1),
+            BetweenCalls::Hello { step, protocol, answer } => {
+                format!("step {} hello {protocol} to another process of the executor: {answer}", step + 1)
+            }
+        }
+    }
+}
+
+/// What an executor process did with a `hello` in a protocol version it cannot know. docs/protocol.md asks for
+/// an `error` line and an exit; what counts as a refusal is anything but taking the version for its own.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum HelloAnswer {
+    /// Its first line was something other than `capabilities` (an `error` line, as asked): that line.
+    Refused {
+        /// The line, cut to 200 characters.
+        line: String,
+    },
+    /// It ended its output (or exited) without writing a line.
+    Ended,
+    /// It answered `capabilities`: it went on as if it spoke the version.
+    Accepted {
+        /// The version its capabilities named.
+        protocol: String,
+    },
+    /// Neither a line nor the end of its output within this many ms (the start timeout).
+    Silent {
+        /// How long the harness waited.
+        waited_ms: u64,
+    },
+}
+
+impl HelloAnswer {
+    /// Whether the process refused the version: it did not go on as if it spoke it, and did not hang.
+    pub fn refused(&self) -> bool {
+        matches!(self, HelloAnswer::Refused { .. } | HelloAnswer::Ended)
+    }
+}
+
+impl std::fmt::Display for HelloAnswer {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            HelloAnswer::Refused { line } => write!(formatter, "refused: {line}"),
+            HelloAnswer::Ended => formatter.write_str("refused: it ended its output without a line"),
+            HelloAnswer::Accepted { protocol } => {
+                write!(formatter, "accepted: it answered capabilities (protocol {protocol:?})")
+            }
+            HelloAnswer::Silent { waited_ms } => {
+                write!(formatter, "no answer: neither a line nor an exit in {waited_ms} ms")
+            }
         }
     }
 }

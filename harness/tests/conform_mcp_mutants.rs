@@ -1,4 +1,5 @@
-//! Every known-bad executor, run as an MCP server over stdio (`callproof-executor --mcp --mutant NAME`) through
+//! Every known-bad executor whose bug MCP can show (`AsProcess::over_mcp`: all but the one in the `callproof/1`
+//! handshake), run as an MCP server over stdio (`callproof-executor --mcp --mutant NAME`) through
 //! the scenarios its row of `callproof_executor::mutants::ALL` names, trips the checks its row names for a
 //! process (`Mutant::trips_as_process`), as over `callproof/1` (harness/tests/conform_mutants.rs); over
 //! Streamable HTTP (`--mcp-http --mutant NAME`, the trusted context in a bearer token per call) so does every
@@ -171,7 +172,7 @@ async fn every_mutant_over_mcp_trips_its_checks_and_the_reference_none() {
     assert!(unknown.is_empty(), "OVER_HTTP names no mutant: {unknown:?}");
     let runs: Vec<(Transport, &Mutant)> = mutants::ALL
         .iter()
-        .filter(|mutant| !mutant.process.store_outage || stores.outage.is_some())
+        .filter(|mutant| mutant.process.over_mcp && (!mutant.process.store_outage || stores.outage.is_some()))
         .flat_map(|mutant| {
             let http = OVER_HTTP.contains(&mutant.name).then_some((Transport::Http, mutant));
             std::iter::once((Transport::Stdio, mutant)).chain(http)

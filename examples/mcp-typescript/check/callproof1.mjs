@@ -10,6 +10,10 @@ const out = (m) => process.stdout.write(JSON.stringify(m) + "\n");
 readline.createInterface({ input: process.stdin }).on("line", async (line) => {
   const msg = JSON.parse(line);
   if (msg.type === "hello") {
+    if (msg.protocol !== "callproof/1") {
+      out({ type: "error", message: `protocol ${JSON.stringify(msg.protocol)} is not supported` });
+      process.exit(1);
+    }
     executor = new Executor(msg.catalog, msg.downstream_url);
     out({ type: "capabilities", protocol: "callproof/1", name: "ts-pipeline", version: "0",
       tools: msg.catalog.map((e) => e.name).sort(), features: [] });

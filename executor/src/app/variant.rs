@@ -25,6 +25,8 @@ pub struct Variant {
     pub clock: fn(Arc<dyn Clock>) -> Arc<dyn Clock>,
     /// The redirect policy of the HTTP client ([`Variant::http_downstream`]); the reference follows none.
     pub redirects: fn() -> reqwest::redirect::Policy,
+    /// Which protocol versions a `hello` may name ([`crate::protocol::speaks`] for the reference).
+    pub speaks: fn(&str) -> Result<(), String>,
 }
 
 /// Why an executor could not be assembled.
@@ -46,6 +48,7 @@ impl Variant {
         downstream: same,
         clock: same,
         redirects: reqwest::redirect::Policy::none,
+        speaks: crate::protocol::speaks,
     };
 
     /// The HTTP downstream at `base_url` with this variant's HTTP client.

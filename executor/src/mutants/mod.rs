@@ -45,6 +45,9 @@ pub struct AsProcess {
     /// Whether its bug shows only when its store fails: as a process, over PostgreSQL reached through the
     /// harness's store proxy (`conform --store-address`), which `store_outage` cuts.
     pub store_outage: bool,
+    /// Whether its bug can show over MCP too (`--mcp`): not when it lies in the `callproof/1` handshake, which an
+    /// MCP server does not have.
+    pub over_mcp: bool,
 }
 
 impl Mutant {
@@ -56,7 +59,7 @@ impl Mutant {
 
 /// Caught as a process over these scenarios, by the same checks as in process, on any store.
 const fn over(scenarios: &'static [&'static str]) -> AsProcess {
-    AsProcess { scenarios, trips: None, durable_store: false, store_outage: false }
+    AsProcess { scenarios, trips: None, durable_store: false, store_outage: false, over_mcp: true }
 }
 
 const R: Variant = Variant::REFERENCE;
@@ -334,6 +337,14 @@ pub const ALL: &[Mutant] = &[
         variant: Variant { redirects: reqwest::redirect::Policy::default, ..R },
         trips: &["configured-origin-only", "identity-stays-home", "not-sent-means-unseen"],
         process: over(&["redirect/after_commit_to_unreachable", "redirect/foreign_307_keeps_identity_home"]),
+    },
+    Mutant {
+        name: "version-prefix-match",
+        bug: "a hello is accepted when its protocol starts with \"callproof/1\", so callproof/10 is taken for the \
+              version it speaks",
+        variant: Variant { speaks: ports::speaks_by_prefix, ..R },
+        trips: &["unknown-version-refused"],
+        process: AsProcess { over_mcp: false, ..over(&["internal/unknown_protocol_version_refused"]) },
     },
     Mutant {
         name: "store-errors-ignored",

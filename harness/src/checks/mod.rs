@@ -75,6 +75,7 @@ registry! {
     meta_echoes_call::META_ECHOES_CALL,
     identity_propagated::IDENTITY_PROPAGATED,
     replayed_means_recorded::REPLAYED_MEANS_RECORDED,
+    unknown_version_refused::UNKNOWN_VERSION_REFUSED,
 }
 
 /// How binding a check is.

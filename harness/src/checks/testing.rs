@@ -41,7 +41,7 @@ pub(crate) const DOWNSTREAM_ADDRESS: &str = "127.0.0.1:41234";
 
 use crate::corpus::Corpus;
 use crate::scenario::{Scenario, StepKind};
-use crate::transcript::{Answer, CallRecord, Exchange, Operation, Refusal, Transcript};
+use crate::transcript::{Answer, BetweenCalls, CallRecord, Exchange, HelloAnswer, Operation, Refusal, Transcript};
 use crate::world::{
     Effect, EffectKind, FaultKind, FaultLog, Fired, ForeignRequest, Handling, RequestRecord, TaskTruth, endpoint_of,
 };
@@ -65,6 +65,7 @@ pub(crate) struct History {
     scenario: Option<String>,
     steps: usize,
     tasks: Vec<TaskTruth>,
+    between_calls: Vec<BetweenCalls>,
 }
 
 /// The run a script describes.
@@ -81,6 +82,7 @@ pub(crate) fn history(script: &str) -> History {
         scenario: None,
         steps: 0,
         tasks: Vec::new(),
+        between_calls: Vec::new(),
     };
     for statement in script.split(['\n', ';']).map(str::trim).filter(|statement| !statement.is_empty()) {
         let (what, outcome) = statement.split_once("->").unwrap_or_else(|| panic!("`{statement}`: no `->`"));
@@ -89,6 +91,7 @@ pub(crate) fn history(script: &str) -> History {
         match what.first().copied() {
             Some("request") => history.request(&what[1..], &outcome),
             Some("foreign") => history.foreign(&what[1..], &outcome),
+            Some("hello") => history.hello(&what[1..], &outcome),
             Some(action) => history.call(action, &what[1..], &outcome),
             None => panic!("`{statement}`: nothing before `->`"),
         }
@@ -403,7 +406,7 @@ impl History {
             records_read_at_ms: self.records_read_at_ms,
             tasks: self.tasks.clone(),
             left_out: Vec::new(),
-            between_calls: Vec::new(),
+            between_calls: self.between_calls.clone(),
             downstream_address: Some(DOWNSTREAM_ADDRESS.to_owned()),
             index: Default::default(),
         }
@@ -420,6 +423,25 @@ impl History {
             cancel_requested_ms: None,
         });
         self
+    }
+
+    /// `hello VERSION -> refused [line=TEXT] | ended | accepted [protocol=VERSION] | silent`: a step that told
+    /// another process of the executor `VERSION`, and what it did.
+    fn hello(&mut self, what: &[&str], outcome: &[&str]) {
+        let [protocol] = what else { panic!("hello takes one version: {what:?}") };
+        let answer = match outcome.first().copied() {
+            Some("refused") => {
+                HelloAnswer::Refused { line: attribute(outcome, "line").unwrap_or(r#"{"type":"error"}"#).to_owned() }
+            }
+            Some("ended") => HelloAnswer::Ended,
+            Some("accepted") => {
+                HelloAnswer::Accepted { protocol: attribute(outcome, "protocol").unwrap_or("callproof/1").to_owned() }
+            }
+            Some("silent") => HelloAnswer::Silent { waited_ms: 20_000 },
+            other => panic!("a hello ends refused, ended, accepted or silent, not {other:?}"),
+        };
+        self.between_calls.push(BetweenCalls::Hello { step: self.steps, protocol: (*protocol).to_owned(), answer });
+        self.steps += 1;
     }
 
     /// The verdict of `check` on this run.

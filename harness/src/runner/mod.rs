@@ -17,7 +17,9 @@ use crate::corpus::Corpus;
 use crate::mock::MockDownstream;
 use crate::scenario::{AuthFixture, CallSpec, IdentityState, Scenario, Step, StepKind};
 use crate::subject::{Subject, SubjectCall, SubjectError, SubjectFactory, SubjectFault};
-use crate::transcript::{Answer, BetweenCalls, CallRecord, Calls, LeftOut, Operation, Refusal, Transcript};
+use crate::transcript::{
+    Answer, BetweenCalls, CallRecord, Calls, HelloAnswer, LeftOut, Operation, Refusal, Transcript,
+};
 use crate::world::{FaultGuard, FaultLog, World};
 use callproof_executor::app::{CatalogEntry, catalog};
 use callproof_executor::canonical::{canonical_json, sha256_hex};
@@ -101,6 +103,8 @@ pub struct Session<'a> {
     lacking: Vec<String>,
     /// The corpus cases left out so far.
     left_out: Vec<LeftOut>,
+    /// What the processes of `hello` steps answered, by step.
+    hello_answers: BTreeMap<usize, HelloAnswer>,
 }
 
 /// The faults one step armed: on the world (until their guards disarm them), on the subject, and on the
@@ -190,6 +194,7 @@ impl Runner {
             faults: Vec::new(),
             lacking: self.lacking().await,
             left_out: Vec::new(),
+            hello_answers: BTreeMap::new(),
         })
     }
 
@@ -426,6 +431,14 @@ impl Session<'_> {
                 self.subject.inject(SubjectFault::Kill, false).await?;
                 Vec::new()
             }
+            Step::Hello { protocol } => {
+                let Some(answer) = self.subject.hello(protocol).await else {
+                    let why = "this subject is not started with a hello, so a hello step cannot run".to_owned();
+                    return Err(SubjectError::Unsupported(why));
+                };
+                self.hello_answers.insert(step_index, answer?);
+                Vec::new()
+            }
             Step::Corpus(spec) => self.plan_corpus(step_index, &spec.auth, &spec.only),
         })
     }
@@ -491,6 +504,11 @@ impl Session<'_> {
                 .filter_map(|(step, action)| match action {
                     Step::Restart => Some(BetweenCalls::Restart { step }),
                     Step::Wait { ms } => Some(BetweenCalls::Wait { step, ms: *ms }),
+                    Step::Hello { protocol } => self.hello_answers.get(&step).map(|answer| BetweenCalls::Hello {
+                        step,
+                        protocol: protocol.clone(),
+                        answer: answer.clone(),
+                    }),
                     _ => None,
                 })
                 .collect(),

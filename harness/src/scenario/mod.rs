@@ -281,6 +281,11 @@ impl Scenario {
         })
     }
 
+    /// Whether a step starts another executor process with a `hello` (only an executor process has one).
+    pub fn says_hello(&self) -> bool {
+        self.steps.iter().any(|step| matches!(step, Step::Hello { .. }))
+    }
+
     /// The content, to change and check again.
     pub fn draft(&self) -> &Draft {
         &self.draft

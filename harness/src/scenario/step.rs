@@ -39,6 +39,7 @@ step_kinds! {
     changed => Changed: "The same business request id with changed arguments.",
     wait => Wait: "Let time pass.",
     restart => Restart: "The executor is killed and started again, between calls.",
+    hello => Hello: "Another executor process is started and told another protocol version; the running one is untouched.",
     corpus => Corpus: "Every case of the malformed corpus, one call each.",
 }
 
@@ -169,6 +170,12 @@ pub enum Step {
     /// The executor is killed and started again (a process: SIGKILL, then the same command with the same `hello`)
     /// with no call in flight; an in-process executor keeps running (its store survives either way).
     Restart,
+    /// Another executor process is started with a `hello` in `protocol`, a version the harness does not speak,
+    /// and stopped after its first answer; the executor the other steps talk to is untouched.
+    Hello {
+        /// The protocol version the `hello` names (never [`crate::protocol::VERSION`]).
+        protocol: String,
+    },
     /// Every case of the malformed corpus.
     Corpus(CorpusSpec),
 }
@@ -184,6 +191,7 @@ impl Step {
             Step::Changed(_) => StepKind::Changed,
             Step::Wait { .. } => StepKind::Wait,
             Step::Restart => StepKind::Restart,
+            Step::Hello { .. } => StepKind::Hello,
             Step::Corpus(_) => StepKind::Corpus,
         }
     }
@@ -220,7 +228,7 @@ impl Step {
             Step::Submit(call) | Step::Burst { call, .. } => call.expect.as_ref(),
             Step::Retry(follow) | Step::Duplicate(follow) => follow.expect.as_ref(),
             Step::Changed(changed) => changed.expect.as_ref(),
-            Step::Wait { .. } | Step::Restart | Step::Corpus(_) => None,
+            Step::Wait { .. } | Step::Restart | Step::Hello { .. } | Step::Corpus(_) => None,
         }
     }
 
@@ -230,7 +238,7 @@ impl Step {
             Step::Submit(call) | Step::Burst { call, .. } => &call.faults,
             Step::Retry(follow) | Step::Duplicate(follow) => &follow.faults,
             Step::Changed(changed) => &changed.faults,
-            Step::Wait { .. } | Step::Restart | Step::Corpus(_) => &[],
+            Step::Wait { .. } | Step::Restart | Step::Hello { .. } | Step::Corpus(_) => &[],
         }
     }
 
@@ -293,6 +301,20 @@ impl Step {
                 Restart::deserialize(rest).map_err(shape)?;
                 Step::Restart
             }
+            StepKind::Hello => {
+                #[derive(Deserialize)]
+                #[serde(deny_unknown_fields)]
+                struct Hello {
+                    protocol: String,
+                }
+                let protocol = Hello::deserialize(rest).map_err(shape)?.protocol;
+                if protocol == crate::protocol::VERSION {
+                    return Err(format!(
+                        "a hello step names a version the harness does not speak; {protocol} is the one it does"
+                    ));
+                }
+                Step::Hello { protocol }
+            }
             StepKind::Corpus => Step::Corpus(CorpusSpec::deserialize(rest).map_err(shape)?),
         })
     }
@@ -317,12 +339,22 @@ impl Serialize for Step {
             stagger_ms: Option<u64>,
             #[serde(skip_serializing_if = "Option::is_none")]
             ms: Option<u64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            protocol: Option<&'a str>,
             #[serde(flatten)]
             fields: Option<&'a T>,
         }
         fn tagged<'a, T: Serialize>(kind: StepKind, fields: &'a T) -> Tagged<'a, T> {
-            Tagged { action: kind, count: None, stagger_ms: None, ms: None, fields: Some(fields) }
+            Tagged { action: kind, count: None, stagger_ms: None, ms: None, protocol: None, fields: Some(fields) }
         }
+        let bare = |kind: StepKind| Tagged::<CorpusSpec> {
+            action: kind,
+            count: None,
+            stagger_ms: None,
+            ms: None,
+            protocol: None,
+            fields: None,
+        };
         let kind = self.kind();
         match self {
             Step::Submit(call) => tagged(kind, call).serialize(serializer),
@@ -333,16 +365,9 @@ impl Serialize for Step {
             Step::Retry(follow) | Step::Duplicate(follow) => tagged(kind, follow).serialize(serializer),
             Step::Changed(changed) => tagged(kind, changed).serialize(serializer),
             Step::Corpus(corpus) => tagged(kind, corpus).serialize(serializer),
-            Step::Wait { ms } => {
-                let tagged =
-                    Tagged::<CorpusSpec> { action: kind, count: None, stagger_ms: None, ms: Some(*ms), fields: None };
-                tagged.serialize(serializer)
-            }
-            Step::Restart => {
-                let tagged =
-                    Tagged::<CorpusSpec> { action: kind, count: None, stagger_ms: None, ms: None, fields: None };
-                tagged.serialize(serializer)
-            }
+            Step::Wait { ms } => Tagged { ms: Some(*ms), ..bare(kind) }.serialize(serializer),
+            Step::Restart => bare(kind).serialize(serializer),
+            Step::Hello { protocol } => Tagged { protocol: Some(protocol), ..bare(kind) }.serialize(serializer),
         }
     }
 }
@@ -363,7 +388,21 @@ mod tests {
             assert_eq!(kind.to_string(), kind.name());
         }
         let error = step("action = \"sbumit\"").expect_err("unknown action");
-        assert!(error.contains("submit, retry, duplicate, burst, changed, wait, restart, corpus"), "{error}");
+        assert!(error.contains("submit, retry, duplicate, burst, changed, wait, restart, hello, corpus"), "{error}");
+    }
+
+    #[test]
+    fn a_hello_step_names_another_version_and_nothing_else() {
+        assert_eq!(
+            step("action = \"hello\"\nprotocol = \"callproof/2\"\n"),
+            Ok(Step::Hello { protocol: "callproof/2".to_owned() })
+        );
+        let error = step("action = \"hello\"\nprotocol = \"callproof/1\"\n").expect_err("the spoken version");
+        assert!(error.contains("callproof/1 is the one it does"), "{error}");
+        let error = step("action = \"hello\"\n").expect_err("no version");
+        assert!(error.contains("hello step") && error.contains("protocol"), "{error}");
+        let error = step("action = \"hello\"\nprotocol = \"callproof/2\"\nms = 5\n").expect_err("a typo");
+        assert!(error.contains("ms"), "{error}");
     }
 
     #[test]
@@ -404,6 +443,8 @@ mod tests {
         for text in [
             "action = \"burst\"\ncount = 3\ntool = \"x\"\nauth = \"a\"\narguments = '{\"a\":1}'\nfaults = [{ kind = \"hold_until\", count = 3 }]\n",
             "action = \"wait\"\nms = 5\n",
+            "action = \"hello\"\nprotocol = \"callproof/10\"\n",
+            "action = \"restart\"\n",
             "action = \"retry\"\nof = \"a\"\nexpect = { ok = false, code = \"timeout_unknown\", resolution = \"reconcile\" }\n",
             "action = \"corpus\"\nauth = \"a\"\nonly = [\"x\"]\n",
         ] {

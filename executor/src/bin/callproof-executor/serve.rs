@@ -38,8 +38,7 @@ pub(crate) async fn serve(options: Options) -> Result<(), String> {
         }
         Err(error) => return refuse(lines, writer, format!("the first line is not a hello message: {error}")).await,
     };
-    if hello.protocol != VERSION {
-        let why = format!("protocol {:?} is not supported; this executor speaks {VERSION:?}", hello.protocol);
+    if let Err(why) = (options.variant.speaks)(&hello.protocol) {
         return refuse(lines, writer, why).await;
     }
     let executor = match build(&options, &hello.downstream_url, &hello.session, store, durable) {

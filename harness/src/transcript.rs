@@ -437,7 +437,7 @@ impl BetweenCalls {
 }
 
 /// What an executor process did with a `hello` in a protocol version it cannot know. docs/protocol.md asks for
-/// an `error` line and an exit; what counts as a refusal is anything but taking the version for its own.
+/// an `error` line and an exit; what counts as a refusal is anything but answering `capabilities`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum HelloAnswer {
@@ -461,9 +461,10 @@ pub enum HelloAnswer {
 }
 
 impl HelloAnswer {
-    /// Whether the process refused the version: it did not go on as if it spoke it, and did not hang.
+    /// Whether the process refused the version: it did not go on as if it spoke it. Silence counts: a harness of
+    /// that version would have given up on it, as on any executor that does not answer `hello` in time.
     pub fn refused(&self) -> bool {
-        matches!(self, HelloAnswer::Refused { .. } | HelloAnswer::Ended)
+        !matches!(self, HelloAnswer::Accepted { .. })
     }
 }
 
@@ -476,7 +477,7 @@ impl std::fmt::Display for HelloAnswer {
                 write!(formatter, "accepted: it answered capabilities (protocol {protocol:?})")
             }
             HelloAnswer::Silent { waited_ms } => {
-                write!(formatter, "no answer: neither a line nor an exit in {waited_ms} ms")
+                write!(formatter, "refused by silence: neither a line nor an exit in {waited_ms} ms")
             }
         }
     }

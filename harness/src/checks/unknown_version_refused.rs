@@ -3,8 +3,9 @@
 //! Rule enforced here: docs/protocol.md asks an executor to answer a `hello` in another version with an `error`
 //! line and to exit. A process that answers `capabilities` instead goes on as if it spoke the version, whatever
 //! version its capabilities name, and a harness of that version would take its answers for ones it can read.
-//! Only that, and a process that neither answers nor exits, fail: any other first line, or an exit without
-//! one, is a refusal. Judged on the runs whose scenario has a `hello` step (only executor processes run them).
+//! Only that fails: any other first line, an exit without one, or silence until the start timeout (the harness
+//! gives up on it, as on any executor that does not answer `hello`) is a refusal. Judged on the runs whose
+//! scenario has a `hello` step.
 
 use super::{Check, CheckId, Context, Judgement, Level, Outcome};
 use crate::transcript::BetweenCalls;
@@ -60,8 +61,9 @@ mod tests {
     }
 
     #[test]
-    fn silence_is_no_refusal() {
-        history("hello callproof/2 -> silent").fails(&CHECK, "neither a line nor an exit");
+    fn silence_until_the_start_timeout_is_a_refusal() {
+        history("hello callproof/2 -> silent; hello callproof/10 -> silent").passes(&CHECK);
+        history("hello callproof/2 -> silent; hello callproof/10 -> accepted").fails(&CHECK, "callproof/10");
     }
 
     #[test]

@@ -750,7 +750,9 @@ async fn answer_to_hello(
         Ok(Ok(None)) => HelloAnswer::Ended,
         Ok(Err(why)) => HelloAnswer::Refused { line: format!("({why})") },
         Ok(Ok(Some(line))) => match FromExecutor::parse(&line) {
-            Ok(FromExecutor::Capabilities(capabilities)) => HelloAnswer::Accepted { protocol: capabilities.protocol },
+            Ok(FromExecutor::Capabilities(capabilities)) => {
+                after_capabilities(&mut stdout, capabilities.protocol).await
+            }
             _ => HelloAnswer::Refused { line: excerpt(&line, 200) },
         },
     };
@@ -758,6 +760,23 @@ async fn answer_to_hello(
     let _ = child.start_kill();
     let _ = tokio::time::timeout(Duration::from_millis(500), child.wait()).await;
     Ok(answer)
+}
+
+/// How long a process that wrote `capabilities` first has to take the version back: an executor may announce
+/// itself before it reads `hello` (nothing in docs/protocol.md asks it to wait), and then refuses the version it
+/// reads with an `error` line or an exit, at once.
+const TAKE_BACK: Duration = Duration::from_secs(5);
+
+/// What a process that answered `capabilities` did next: an `error` line or the end of its output within
+/// [`TAKE_BACK`] is a refusal; anything else (silence, waiting for calls) is taking the version for its own.
+async fn after_capabilities(stdout: &mut BufReader<ChildStdout>, protocol: String) -> HelloAnswer {
+    match tokio::time::timeout(TAKE_BACK, read_line(stdout)).await {
+        Ok(Ok(None) | Err(_)) => HelloAnswer::Refused { line: "capabilities, then the end of its output".to_owned() },
+        Ok(Ok(Some(line))) if matches!(FromExecutor::parse(&line), Ok(FromExecutor::Error { .. })) => {
+            HelloAnswer::Refused { line: format!("capabilities, then {}", excerpt(&line, 200)) }
+        }
+        _ => HelloAnswer::Accepted { protocol },
+    }
 }
 
 fn capabilities_of(line: &str) -> Result<Capabilities, String> {

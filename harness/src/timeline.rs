@@ -124,6 +124,9 @@ fn step_answers(calls: &[&CallRecord], keys: &mut Keys) -> Vec<(String, String)>
 
 /// How many calls a step made, when more than one (` ×3`), and how far apart a staggered burst started them.
 pub(crate) fn repeat_text(calls: &[&CallRecord]) -> String {
+    if calls.iter().skip(1).any(|call| call.action == crate::scenario::StepKind::Changed) {
+        return ", and a changed call".to_owned();
+    }
     match (calls.len(), calls.first().map_or(0, |first| first.stagger_ms)) {
         (0 | 1, _) => String::new(),
         (count, 0) => format!(" ×{count}"),
@@ -263,6 +266,20 @@ fn write_call_step(
     );
     if calls.len() == 1 || burst {
         let _ = writeln!(out, "  arguments {}", arguments_text(&first.arguments));
+    }
+    // A submit with `changed_during`: its own arguments, then the changed call sent while it ran.
+    if let [submitted, changed] = calls
+        && changed.action == crate::scenario::StepKind::Changed
+    {
+        let _ = writeln!(out, "  arguments {}", arguments_text(&submitted.arguments));
+        let _ = writeln!(
+            out,
+            "  {} ms later, while it ran: changed arguments {} ({}, attempt {})",
+            changed.stagger_ms,
+            arguments_text(&changed.arguments),
+            changed.call_id,
+            changed.attempt
+        );
     }
     // Faults that acted on the whole step (the downstream's listener, the subject) touch no request line.
     for fault in transcript.faults.iter().filter(|fault| fault.step == step && fault.spec.kind.acts_on_whole_step()) {

@@ -448,7 +448,8 @@ pub enum HelloAnswer {
     },
     /// It ended its output (or exited) without writing a line.
     Ended,
-    /// It answered `capabilities`: it went on as if it spoke the version.
+    /// It answered `capabilities` and went on as if it spoke the version: neither an `error` line nor an exit
+    /// followed within 5 s (one that announces itself before it reads `hello` may take the version back so).
     Accepted {
         /// The version its capabilities named.
         protocol: String,
@@ -473,9 +474,10 @@ impl std::fmt::Display for HelloAnswer {
         match self {
             HelloAnswer::Refused { line } => write!(formatter, "refused: {line}"),
             HelloAnswer::Ended => formatter.write_str("refused: it ended its output without a line"),
-            HelloAnswer::Accepted { protocol } => {
-                write!(formatter, "accepted: it answered capabilities (protocol {protocol:?})")
-            }
+            HelloAnswer::Accepted { protocol } => write!(
+                formatter,
+                "accepted: it answered capabilities (protocol {protocol:?}), and no error line or exit followed"
+            ),
             HelloAnswer::Silent { waited_ms } => {
                 write!(formatter, "refused by silence: neither a line nor an exit in {waited_ms} ms")
             }

@@ -7,7 +7,9 @@
 //! envelope carries `meta.idempotency_key`, which docs/envelope.schema.json gives only from that stage on) or
 //! sent a side-effecting request. A call refused before the claim (a spent budget, a failed ownership lookup,
 //! authorization, input) recorded nothing, per docs/errors.md, so the next call is free to execute. A call
-//! refused for its own input or authorization, or with the recorded arguments, is not judged.
+//! refused for its own input or authorization, or with the recorded arguments, is not judged. While the
+//! recording call still runs, `operation_in_progress` is as good as the conflict: docs/protocol.md step 3 does
+//! not order the two, and a retry after the first settled gets the conflict. Sending is never allowed.
 
 use super::{Check, CheckId, Context, Judgement, Level, Outcome, refused_up_front};
 use crate::transcript::CallRecord;
@@ -41,16 +43,16 @@ fn run(context: &Context<'_>) -> Outcome {
         // The recorded arguments again (or changed back to them) is a plain retry, not a conflict. The same
         // text is compared first: a retry's arguments are, and canonical JSON is not free after every step of
         // an exploration.
-        if recorded.is_none_or(|recorded| {
-            recorded.arguments == call.arguments || canonical(&recorded.arguments) == canonical(&call.arguments)
-        }) {
+        let Some(recorded) = recorded else { continue };
+        if recorded.arguments == call.arguments || canonical(&recorded.arguments) == canonical(&call.arguments) {
             continue;
         }
         if refused_up_front(call) {
             continue;
         }
         judgement.judged();
-        if call.code() != Some(ErrorCode::IdempotencyConflict) {
+        let told_to_wait = call.code() == Some(ErrorCode::OperationInProgress) && still_ran(recorded, call);
+        if call.code() != Some(ErrorCode::IdempotencyConflict) && !told_to_wait {
             let answered = call.error().map_or("ok", |error| error.wire_code.as_str());
             judgement.fail(
                 format!("changed arguments under one business request answered {answered}"),
@@ -67,6 +69,11 @@ fn run(context: &Context<'_>) -> Outcome {
         }
     }
     judgement.outcome()
+}
+
+/// Whether `recorded` was still running when `call` was answered.
+fn still_ran(recorded: &CallRecord, call: &CallRecord) -> bool {
+    recorded.started_ms <= call.answered_ms && call.answered_ms <= recorded.answered_ms
 }
 
 /// Whether an earlier call got far enough to record its arguments: it answered ok, its envelope names the
@@ -121,6 +128,25 @@ mod tests {
         .passes(&CHECK);
         // The recorded arguments again are a retry, not judged.
         history("submit refund_order -> dependency_unavailable reason=unavailable key=k1; retry -> ok").skips(&CHECK);
+    }
+
+    #[test]
+    fn a_changed_call_may_be_told_to_wait_only_while_the_first_still_runs() {
+        // The first call runs from 0 to 2500 ms; the changed one is sent at 1000 and answered 10 ms later.
+        let running = |changed: &str| {
+            history(&format!(
+                "submit refund_order sent=0 took=2500 -> ok; request POST /refunds -> committed
+                 changed sent=1000 took=10 -> {changed}"
+            ))
+        };
+        running("operation_in_progress").passes(&CHECK);
+        running("idempotency_conflict").passes(&CHECK);
+        running("ok").fails(&CHECK, "changed arguments under one business request answered ok");
+        history(
+            "submit refund_order sent=0 took=500 -> ok; request POST /refunds -> committed
+             changed sent=1000 took=10 -> operation_in_progress",
+        )
+        .fails(&CHECK, "changed arguments under one business request answered operation_in_progress");
     }
 
     #[test]

@@ -55,7 +55,7 @@ mod tests {
         history("hello callproof/2 -> refused; hello callproof/10 -> accepted protocol=callproof/1")
             .fails(&CHECK, "a hello in callproof/10, a version the harness does not speak, was not refused");
         let violations = history("hello callproof/2 -> accepted protocol=callproof/2")
-            .fails(&CHECK, "it answered capabilities (protocol \"callproof/2\")");
+            .fails(&CHECK, "it answered capabilities (protocol \"callproof/2\"), and no error line or exit followed");
         assert_eq!(violations.len(), 1);
         assert!(violations[0].evidence[0].contains("hello callproof/2"), "{violations:?}");
     }

@@ -270,7 +270,11 @@ impl Session<'_> {
         let armed = self.arm(step_index, step, tool).await?;
         let first = self.calls.len();
         let answers = Arc::new(Answers::default());
-        let stagger_ms = if let Step::Burst { stagger_ms, .. } = step { *stagger_ms } else { 0 };
+        let stagger_ms = match step {
+            Step::Burst { stagger_ms, .. } => *stagger_ms,
+            Step::Submit(CallSpec { changed_during: Some(during), .. }) => during.after_ms,
+            _ => 0,
+        };
         let stagger = Duration::from_millis(stagger_ms);
         let calls = futures::future::join_all(planned.into_iter().enumerate().map(|(offset, planned)| {
             let call = self.call(Planned { stagger_ms, ..planned }, first + offset, &answers);
@@ -396,7 +400,19 @@ impl Session<'_> {
                 if let Some(id) = &spec.id {
                     self.op_ids.insert(id.clone(), op_index);
                 }
-                (0..count).map(|_| planned(step_index, action, &self.ops[op_index], None)).collect()
+                let mut calls: Vec<Planned> =
+                    (0..count).map(|_| planned(step_index, action, &self.ops[op_index], None)).collect();
+                if let Some(during) = &spec.changed_during {
+                    // The same business request (validation requires its id), so the same operation.
+                    let mut changed = self.ops[op_index].clone();
+                    changed.attempt += 1;
+                    changed.call.call_id = format!("{}_changed", changed.call.call_id);
+                    changed.call.arguments = Arguments::Raw(during.arguments.clone());
+                    calls.push(planned(step_index, StepKind::Changed, &changed, None));
+                    // A later retry of the operation is the attempt after this one, with the submit's arguments.
+                    self.ops[op_index].attempt = changed.attempt;
+                }
+                calls
             }
             Step::Retry(follow) => {
                 let op = &mut self.ops[self.op_ids[&follow.of]];

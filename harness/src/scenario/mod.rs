@@ -14,7 +14,7 @@ mod validate;
 pub use auth::{ApprovalFixture, AuthFixture, IdentityState};
 pub use discover::LoadErrors;
 pub use expect::Expect;
-pub use step::{CallSpec, ChangedSpec, CorpusSpec, FollowUp, Step, StepKind};
+pub use step::{CallSpec, ChangedDuring, ChangedSpec, CorpusSpec, FollowUp, Step, StepKind};
 pub use validate::Invalid;
 
 use crate::world::{Behaviour, EffectKind, Fixtures};
@@ -332,6 +332,52 @@ mod tests {
         let error = Scenario::load(&path, &dir).expect_err("too large");
         std::fs::remove_dir_all(&dir).ok();
         assert!(error.to_string().contains(&format!("{} bytes; a scenario file has at most", huge.len())), "{error}");
+    }
+
+    #[test]
+    fn a_changed_call_during_a_submit_is_checked_where_it_is_written() {
+        let submit = |extra: &str| {
+            format!(
+                "{MINIMAL}[[step]]\naction = \"submit\"\ntool = \"refund_order\"\nauth = \"alice\"\n\
+                 arguments = '{{\"amount\":1}}'\n{extra}"
+            )
+        };
+        let during = "changed_during = { after_ms = 500, arguments = '{\"amount\":2}' }\n";
+        let with_id = format!("business_request_id = \"br_1\"\n{during}");
+        let scenario = Scenario::parse(&submit(&with_id)).expect("parses");
+        assert!(
+            matches!(&scenario.steps[1], Step::Submit(CallSpec { changed_during: Some(d), .. }) if d.after_ms == 500)
+        );
+        for (extra, needle) in [
+            (during.to_owned(), "needs the submit's `business_request_id`"),
+            (
+                format!("{with_id}expect = {{ ok = true }}\n"),
+                "`expect` would pin the submit's call and the changed one",
+            ),
+            (
+                "business_request_id = \"b\"\nchanged_during = { after_ms = 0, arguments = '{\"amount\":2}' }\n"
+                    .to_owned(),
+                "whole milliseconds from 1 to 30000",
+            ),
+            (
+                "business_request_id = \"b\"\nchanged_during = { after_ms = 5, arguments = '{\"amount\":1}' }\n"
+                    .to_owned(),
+                "repeats the submit's arguments",
+            ),
+            (
+                "business_request_id = \"b\"\nchanged_during = { after_ms = 5, argument = '{}' }\n".to_owned(),
+                "argument",
+            ),
+        ] {
+            let error = Scenario::parse(&submit(&extra)).expect_err(needle).to_string();
+            assert!(error.contains(needle), "{extra}: {error}");
+        }
+        let burst = format!(
+            "{MINIMAL}[[step]]\naction = \"burst\"\ncount = 2\ntool = \"refund_order\"\nauth = \"alice\"\n\
+             arguments = '{{\"amount\":1}}'\n{with_id}"
+        );
+        let error = Scenario::parse(&burst).expect_err("a burst").to_string();
+        assert!(error.contains("only a submit takes `changed_during`"), "{error}");
     }
 
     #[test]

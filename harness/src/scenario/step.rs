@@ -85,10 +85,25 @@ pub struct CallSpec {
     /// The envelope fields this step pins (not on a burst).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expect: Option<Expect>,
+    /// One more call of the same business request with other arguments, sent while this one may still run
+    /// (`submit` only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub changed_during: Option<ChangedDuring>,
 }
 
 fn default_budget() -> u64 {
     3000
+}
+
+/// A call of the same business request with other arguments, sent `after_ms` after the submit's call and
+/// without waiting for its answer: what a `changed` step cannot do, since steps run one after the other.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChangedDuring {
+    /// Milliseconds from the submit's call to this one (1 to 30 000).
+    pub after_ms: u64,
+    /// The other raw arguments.
+    pub arguments: String,
 }
 
 /// A later attempt of an earlier business operation.
@@ -444,6 +459,7 @@ mod tests {
             "action = \"burst\"\ncount = 3\ntool = \"x\"\nauth = \"a\"\narguments = '{\"a\":1}'\nfaults = [{ kind = \"hold_until\", count = 3 }]\n",
             "action = \"wait\"\nms = 5\n",
             "action = \"hello\"\nprotocol = \"callproof/10\"\n",
+            "action = \"submit\"\ntool = \"x\"\nauth = \"a\"\nbusiness_request_id = \"b\"\narguments = '{}'\nchanged_during = { after_ms = 5, arguments = '{\"a\":1}' }\n",
             "action = \"restart\"\n",
             "action = \"retry\"\nof = \"a\"\nexpect = { ok = false, code = \"timeout_unknown\", resolution = \"reconcile\" }\n",
             "action = \"corpus\"\nauth = \"a\"\nonly = [\"x\"]\n",

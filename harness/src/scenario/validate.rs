@@ -74,6 +74,40 @@ pub(super) fn validate(draft: &Draft) -> Result<(), Invalid> {
     Ok(())
 }
 
+/// A `changed_during` call: on a submit of a business request (without one, other arguments are another
+/// operation), with arguments that differ, after a delay a scenario can afford, and no `expect`, which would pin
+/// both calls alike.
+fn check_changed_during(
+    step: &Step,
+    call: &super::step::CallSpec,
+    during: &super::step::ChangedDuring,
+) -> Result<(), String> {
+    if !matches!(step, Step::Submit(_)) {
+        return Err("only a submit takes `changed_during`".to_owned());
+    }
+    if call.business_request_id.is_none() {
+        return Err("`changed_during` needs the submit's `business_request_id`: without one, other arguments are \
+                    another business operation"
+            .to_owned());
+    }
+    if call.arguments.as_deref() == Some(during.arguments.as_str()) {
+        return Err("`changed_during` repeats the submit's arguments: that is a duplicate, not a change".to_owned());
+    }
+    if !(1..=super::step::MAX_STAGGER_MS).contains(&during.after_ms) {
+        return Err(format!(
+            "`changed_during.after_ms` is whole milliseconds from 1 to {}",
+            super::step::MAX_STAGGER_MS
+        ));
+    }
+    if call.expect.is_some() {
+        return Err("`expect` would pin the submit's call and the changed one alike: leave it out, and pin the \
+                    outcome with [expect_ledger] or a later step (conflict-on-changed-arguments judges the changed \
+                    call)"
+            .to_owned());
+    }
+    Ok(())
+}
+
 /// The tool a submitted call names, or the one its corpus case calls.
 fn call_tool(call: &super::step::CallSpec) -> Option<String> {
     call.tool.clone().or_else(|| {
@@ -155,6 +189,9 @@ fn check_step(draft: &Draft, step: &Step, ids: &[&str]) -> Result<(), String> {
                 && ids.contains(&id.as_str())
             {
                 return Err(format!("step id `{id}` is used twice"));
+            }
+            if let Some(during) = &call.changed_during {
+                check_changed_during(step, call, during)?;
             }
             if matches!(step, Step::Burst { .. }) && call.expect.is_some() {
                 return Err("a burst's calls answer differently (one executes, the others wait or replay), so \

@@ -9,6 +9,8 @@
 //! and carries the tail of the process's stderr. Kill faults SIGKILL the process; it is restarted with the
 //! same command and the same session, so a durable store carries its records over. A pause stops it with
 //! SIGSTOP and always resumes it with SIGCONT; a store outage cuts the [`StoreProxy`] its store goes through.
+//! A `hello` step starts one more process with another protocol version and kills it after its first answer
+//! (or, if that was `capabilities`, after a short wait for it to take the version back).
 
 use crate::backlog::{self, Answers};
 use crate::protocol::{self, Capabilities, FromExecutor, Hello, ToExecutor, VERSION, excerpt};

@@ -243,8 +243,8 @@ pub trait Subject: Send + Sync {
     async fn stop(&self) {}
 
     /// Starts another process of this executor with a `hello` in `protocol`, reads what it answers and stops
-    /// it; the subject itself is untouched. `None` when the subject is not started with a `hello` (in process,
-    /// an MCP server).
+    /// it; the subject itself is untouched (in process: what its `--stdio` binary would answer). `None` when the
+    /// subject is not started with a `hello` (an MCP server).
     async fn hello(&self, _protocol: &str) -> Option<Result<crate::transcript::HelloAnswer, SubjectError>> {
         None
     }

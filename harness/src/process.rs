@@ -599,12 +599,9 @@ impl Instance {
     ) -> Result<(Instance, Capabilities), SubjectError> {
         let Piped { command, mut child, mut stdin, mut stdout, stderr } = Piped::spawn(argv, &options.env)?;
         let first = async {
-            let line = ToExecutor::Hello(hello.clone()).to_line();
-            let written = match stdin.write_all(line.as_bytes()).await {
-                Ok(()) => stdin.flush().await,
-                Err(error) => Err(error),
-            };
-            written.map_err(|error| format!("cannot write hello to its stdin ({error})"))?;
+            send_hello(&mut stdin, hello)
+                .await
+                .map_err(|error| format!("cannot write hello to its stdin ({error})"))?;
             match read_line(&mut stdout).await? {
                 Some(line) => capabilities_of(&line),
                 None => Err("it closed its stdout before answering hello".to_owned()),
@@ -726,6 +723,12 @@ async fn read_answers(mut stdout: impl AsyncBufRead + Unpin, shared: Arc<Mutex<S
     }
 }
 
+/// Writes `hello` as one line and flushes it.
+async fn send_hello(stdin: &mut ChildStdin, hello: &Hello) -> std::io::Result<()> {
+    stdin.write_all(ToExecutor::Hello(hello.clone()).to_line().as_bytes()).await?;
+    stdin.flush().await
+}
+
 /// Starts `argv`, sends it `hello` and reads its first line within the start timeout, then kills it: what it
 /// made of the version `hello` names.
 ///
@@ -737,14 +740,9 @@ async fn answer_to_hello(
     hello: &Hello,
 ) -> Result<HelloAnswer, SubjectError> {
     let Piped { mut child, mut stdin, mut stdout, .. } = Piped::spawn(argv, &options.env)?;
-    let line = ToExecutor::Hello(hello.clone()).to_line();
     // A process that refuses at once may have closed its stdin before the whole line is written: its answer,
     // not this write, tells what it did.
-    let _ = async {
-        stdin.write_all(line.as_bytes()).await?;
-        stdin.flush().await
-    }
-    .await;
+    let _ = send_hello(&mut stdin, hello).await;
     let answer = match tokio::time::timeout(options.start_timeout, read_line(&mut stdout)).await {
         Err(_) => {
             HelloAnswer::Silent { waited_ms: u64::try_from(options.start_timeout.as_millis()).unwrap_or(u64::MAX) }

@@ -334,48 +334,48 @@ mod tests {
         assert!(error.to_string().contains(&format!("{} bytes; a scenario file has at most", huge.len())), "{error}");
     }
 
+    /// A scenario whose second step is a refund `action` (with `head` lines first) plus the lines `extra`.
+    fn refund_step(head: &str, extra: &str) -> String {
+        format!(
+            "{MINIMAL}[[step]]\n{head}tool = \"refund_order\"\nauth = \"alice\"\narguments = '{{\"amount\":1}}'\n{extra}"
+        )
+    }
+
+    const SUBMIT: &str = "action = \"submit\"\n";
+    const CHANGED_DURING: &str =
+        "business_request_id = \"br_1\"\nchanged_during = { after_ms = 500, arguments = '{\"amount\":2}' }\n";
+
     #[test]
-    fn a_changed_call_during_a_submit_is_checked_where_it_is_written() {
-        let submit = |extra: &str| {
-            format!(
-                "{MINIMAL}[[step]]\naction = \"submit\"\ntool = \"refund_order\"\nauth = \"alice\"\n\
-                 arguments = '{{\"amount\":1}}'\n{extra}"
-            )
-        };
-        let during = "changed_during = { after_ms = 500, arguments = '{\"amount\":2}' }\n";
-        let with_id = format!("business_request_id = \"br_1\"\n{during}");
-        let scenario = Scenario::parse(&submit(&with_id)).expect("parses");
+    fn a_changed_call_during_a_submit_of_a_business_request_is_read() {
+        let scenario = Scenario::parse(&refund_step(SUBMIT, CHANGED_DURING)).expect("parses");
         assert!(
             matches!(&scenario.steps[1], Step::Submit(CallSpec { changed_during: Some(d), .. }) if d.after_ms == 500)
         );
+    }
+
+    #[test]
+    fn a_changed_call_during_a_submit_is_refused_where_it_cannot_mean_a_change() {
         for (extra, needle) in [
-            (during.to_owned(), "needs the submit's `business_request_id`"),
             (
-                format!("{with_id}expect = {{ ok = true }}\n"),
+                "changed_during = { after_ms = 500, arguments = '{\"amount\":2}' }\n".to_owned(),
+                "needs the submit's `business_request_id`",
+            ),
+            (
+                format!("{CHANGED_DURING}expect = {{ ok = true }}\n"),
                 "`expect` would pin the submit's call and the changed one",
             ),
-            (
-                "business_request_id = \"b\"\nchanged_during = { after_ms = 0, arguments = '{\"amount\":2}' }\n"
-                    .to_owned(),
-                "whole milliseconds from 1 to 30000",
-            ),
-            (
-                "business_request_id = \"b\"\nchanged_during = { after_ms = 5, arguments = '{\"amount\":1}' }\n"
-                    .to_owned(),
-                "repeats the submit's arguments",
-            ),
-            (
-                "business_request_id = \"b\"\nchanged_during = { after_ms = 5, argument = '{}' }\n".to_owned(),
-                "argument",
-            ),
+            (CHANGED_DURING.replace("after_ms = 500", "after_ms = 0"), "whole milliseconds from 1 to 30000"),
+            (CHANGED_DURING.replace("\"amount\":2", "\"amount\":1"), "repeats the submit's arguments"),
+            (CHANGED_DURING.replace("arguments = ", "argument = "), "argument"),
         ] {
-            let error = Scenario::parse(&submit(&extra)).expect_err(needle).to_string();
+            let error = Scenario::parse(&refund_step(SUBMIT, &extra)).expect_err(needle).to_string();
             assert!(error.contains(needle), "{extra}: {error}");
         }
-        let burst = format!(
-            "{MINIMAL}[[step]]\naction = \"burst\"\ncount = 2\ntool = \"refund_order\"\nauth = \"alice\"\n\
-             arguments = '{{\"amount\":1}}'\n{with_id}"
-        );
+    }
+
+    #[test]
+    fn only_a_submit_takes_a_changed_call() {
+        let burst = refund_step("action = \"burst\"\ncount = 2\n", CHANGED_DURING);
         let error = Scenario::parse(&burst).expect_err("a burst").to_string();
         assert!(error.contains("only a submit takes `changed_during`"), "{error}");
     }

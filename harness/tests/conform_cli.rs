@@ -39,7 +39,7 @@ fn the_reference_binary_passes_every_must_check_and_its_reports_validate_and_par
         "--junit",
         junit.to_str().expect("utf-8"),
     ]);
-    assert_eq!(ran.code, 0, "stderr:\n{}", ran.stderr);
+    assert_eq!(ran.code, 0, "{}", ran.explain());
     let report = ran.report();
     assert_valid_report(&report);
     assert_eq!(report["verdict"]["reason"], "passed");
@@ -152,7 +152,7 @@ fn partitions_cover_the_suite_exactly_once() {
             "--partition",
             &partition,
         ]);
-        assert_eq!(ran.code, 0, "{}", ran.stderr);
+        assert_eq!(ran.code, 0, "{}", ran.explain());
         let report = ran.report();
         assert_eq!(report["partition"], partition.as_str());
         for s in report["scenarios"].as_array().expect("scenarios") {

@@ -82,6 +82,23 @@ impl Ran {
         serde_json::from_str(line).expect("the reason line is JSON")
     }
 
+    /// What a failed run says about itself: stderr, then (with `--format json`) each scenario that did not
+    /// pass with its failed checks' first violation, so a failure under load names the scenario it hit.
+    pub(crate) fn explain(&self) -> String {
+        let mut out = format!("exit code {}\nstderr:\n{}", self.code, self.stderr);
+        let Ok(report) = serde_json::from_str::<serde_json::Value>(&self.stdout) else { return out };
+        for scenario in report["scenarios"].as_array().into_iter().flatten() {
+            if ["pass", "skip", "expected-fail"].iter().any(|status| scenario["status"] == *status) {
+                continue;
+            }
+            out.push_str(&format!("\n{} ({}): {}", scenario["id"], scenario["status"], scenario["reason"]));
+            for check in scenario["checks"].as_array().into_iter().flatten().filter(|c| c["status"] == "fail") {
+                out.push_str(&format!("\n  {}: {}", check["id"], check["violations"][0]["message"]));
+            }
+        }
+        out
+    }
+
     /// stdout as JSON (with `--format json`).
     pub(crate) fn report(&self) -> serde_json::Value {
         serde_json::from_str(&self.stdout)

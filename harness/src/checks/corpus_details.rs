@@ -3,7 +3,9 @@
 //! Rule enforced here: the details a case lists (as the reference gives them) must be in the error's
 //! `details` with the same values; other details may be added. `hint` is the exception: docs/errors.md gives it
 //! only "when the cause is recognised", and which causes an executor recognises is its own choice, so a missing
-//! hint passes and only a different one fails. A refusal the transport carried instead of an
+//! hint passes and only a different one fails. `missing` and `unexpected` are sets: docs/errors.md says which
+//! members they list, not in what order, so they compare without order (and one member short fails). A refusal
+//! the transport carried instead of an
 //! envelope (MCP's -32700 to arguments that are not JSON: the whole message failed to parse, so nothing could say
 //! where the arguments broke) is not judged: no executor could carry details there.
 
@@ -35,7 +37,7 @@ fn run(context: &Context<'_>) -> Outcome {
             .filter_map(|(key, value)| {
                 let got = details.and_then(|details| details.get(key)).unwrap_or(&Value::Null);
                 let unrecognised = key == "hint" && got.is_null();
-                (got != value && !unrecognised).then(|| format!("{key}: expected {value}, got {got}"))
+                (!same(key, value, got) && !unrecognised).then(|| format!("{key}: expected {value}, got {got}"))
             })
             .collect();
         if !wrong.is_empty() {
@@ -43,6 +45,22 @@ fn run(context: &Context<'_>) -> Outcome {
         }
     }
     judgement.outcome()
+}
+
+/// Whether the executor's detail `got` says what the case's `want` says: equal, or for the member lists the same
+/// members in any order.
+fn same(key: &str, want: &Value, got: &Value) -> bool {
+    match (key, want, got) {
+        ("missing" | "unexpected", Value::Array(want), Value::Array(got)) => {
+            let sorted = |members: &[Value]| {
+                let mut members: Vec<String> = members.iter().map(Value::to_string).collect();
+                members.sort_unstable();
+                members
+            };
+            sorted(want) == sorted(got)
+        }
+        _ => want == got,
+    }
 }
 
 #[cfg(test)]
@@ -73,6 +91,28 @@ mod tests {
         history("corpus refund_order case=empty_string -> invalid_json -32700").skips(&CHECK);
         history("corpus refund_order case=empty_string -> invalid_json")
             .fails(&CHECK, "case `empty_string`: line: expected 1, got null");
+    }
+
+    #[test]
+    fn the_missing_members_may_come_in_any_order_but_all_of_them() {
+        let listed = |missing: &str| {
+            format!("corpus refund_order case=empty_object -> schema_violation path=\"\" keyword=required missing={missing}")
+        };
+        history(&listed(r#"["/order_id","/amount","/reason"]"#)).passes(&CHECK);
+        history(&listed(r#"["/reason","/amount","/order_id"]"#)).passes(&CHECK);
+        history(&listed(r#"["/order_id"]"#)).fails(&CHECK, "case `empty_object`: missing: expected");
+        history(&listed(r#"["/order_id","/amount","/amount"]"#)).fails(&CHECK, "case `empty_object`: missing: expected");
+    }
+
+    #[test]
+    fn the_unexpected_members_may_come_in_any_order_but_all_of_them() {
+        let listed = |unexpected: &str| {
+            format!(
+                "corpus refund_order case=two_unknown_fields -> schema_violation path=\"\" keyword=additionalProperties unexpected={unexpected}"
+            )
+        };
+        history(&listed(r#"["/note","/currency"]"#)).passes(&CHECK);
+        history(&listed(r#"["/currency"]"#)).fails(&CHECK, "case `two_unknown_fields`: unexpected: expected");
     }
 
     #[test]

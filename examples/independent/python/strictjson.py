@@ -14,6 +14,7 @@ class DecodeError(Exception):
 
 
 WS = b" \t\n\r"
+_DOUBLE_MAX = int(1.7976931348623157e308)  # the largest finite double, as an integer
 
 
 def _pos(data, off):
@@ -209,6 +210,9 @@ def parse(data, max_depth=64):
             return v, i
         if lit == "-0":
             return -0.0, i
+        # An integer no double holds is out of range as 1e400 is (and past 4300 digits int() itself refuses it).
+        if len(lit) > 330 or abs(int(lit)) > _DOUBLE_MAX:
+            raise _json_err(data, start, "number_out_of_range")
         return int(lit), i
 
     def attach(value, i):

@@ -6,11 +6,15 @@
 //! again, or the same error code), unless some other call of the operation never got an answer back (killed,
 //! lost, unanswered): its outcome may have been recorded unseen, and anything may be its replay. Calls are
 //! compared within one operation (tenant, subject, tool, business request id), so a replay served to another
-//! caller's request is judged too. Only envelopes the subject wrote are judged (`meta_by_harness` ones are not),
-//! and not a reconciled answer, whose outcome the executor has just established.
+//! caller's request is judged too. A task poll claims no key, but its handle's first final answer is kept and
+//! answered to every later poll (docs/protocol.md, Task tools), so a kept answer marked replayed may repeat what
+//! an earlier poll of the same handle (same tenant, tool and arguments) got. Only envelopes the subject wrote are
+//! judged (`meta_by_harness` ones are not), and not a reconciled answer, whose outcome the executor has just
+//! established.
 
 use super::{Check, CheckId, Context, Judgement, Level, Outcome};
 use crate::transcript::CallRecord;
+use callproof_executor::task::TaskRole;
 
 /// This check's id, as docs, mutant tables, baselines and reports spell it.
 pub const REPLAYED_MEANS_RECORDED: CheckId = CheckId::new("replayed-means-recorded");
@@ -33,7 +37,7 @@ fn run(context: &Context<'_>) -> Outcome {
         if others.iter().any(|other| other.envelope().is_none()) {
             continue;
         }
-        if others.iter().any(|other| !replayed(other) && same_outcome(other, call)) {
+        if others.iter().chain(&earlier_polls(context, call)).any(|other| !replayed(other) && same_outcome(other, call)) {
             continue;
         }
         judgement.fail(
@@ -48,6 +52,18 @@ fn run(context: &Context<'_>) -> Outcome {
         );
     }
     judgement.outcome()
+}
+
+/// For a task poll, the earlier polls of the same handle by the same tenant: the calls whose kept final answer a
+/// later poll may repeat. Empty for any other tool.
+fn earlier_polls<'c>(context: &'c Context<'_>, call: &CallRecord) -> Vec<&'c CallRecord> {
+    if context.tool(&call.tool).and_then(|tool| tool.task) != Some(TaskRole::Poll) {
+        return Vec::new();
+    }
+    context.transcript.calls[..call.index]
+        .iter()
+        .filter(|other| other.tool == call.tool && other.tenant_id == call.tenant_id && other.arguments == call.arguments)
+        .collect()
 }
 
 /// Whether the call's envelope says `meta.replayed: true`.
@@ -104,6 +120,16 @@ mod tests {
     #[test]
     fn a_reconciled_answer_marked_replayed_is_left_alone() {
         history("submit refund_order -> timeout_unknown; retry -> ok reconciled replayed").skips(&CHECK);
+    }
+
+    #[test]
+    fn a_kept_poll_answer_marked_replayed_repeats_an_earlier_poll_of_the_same_handle() {
+        history("submit task_status -> ok result={\"task_id\":\"exp_1\",\"status\":\"completed\"}; submit task_status -> ok replayed result={\"task_id\":\"exp_1\",\"status\":\"completed\"}").passes(&CHECK);
+        // The first poll of a handle has no earlier answer to repeat, and an earlier refusal is another outcome.
+        history("submit task_status -> ok replayed result={\"task_id\":\"exp_1\",\"status\":\"completed\"}")
+            .fails(&CHECK, "answered ok marked replayed");
+        history("submit task_status -> forbidden; submit task_status -> ok replayed result={\"task_id\":\"exp_1\",\"status\":\"completed\"}")
+            .fails(&CHECK, "answered ok marked replayed");
     }
 
     #[test]

@@ -281,6 +281,22 @@ fn write_call_step(
             changed.attempt
         );
     }
+    // A submit with `alongside`: its own arguments, then the other caller's call sent while it ran.
+    if let [submitted, other] = calls
+        && other.action == crate::scenario::StepKind::Submit
+        && other.auth != submitted.auth
+    {
+        let _ = writeln!(out, "  arguments {}", arguments_text(&submitted.arguments));
+        let _ = writeln!(
+            out,
+            "  {} ms later, while it ran: {} as {} ({}), arguments {}",
+            other.stagger_ms,
+            other.tool,
+            other.auth,
+            other.call_id,
+            arguments_text(&other.arguments)
+        );
+    }
     // Faults that acted on the whole step (the downstream's listener, the subject) touch no request line.
     for fault in transcript.faults.iter().filter(|fault| fault.step == step && fault.spec.kind.acts_on_whole_step()) {
         let _ = writeln!(out, "  [{}] for the whole step ({})", fault.spec.kind.name(), fault.endpoint);

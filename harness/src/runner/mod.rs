@@ -273,6 +273,7 @@ impl Session<'_> {
         let stagger_ms = match step {
             Step::Burst { stagger_ms, .. } => *stagger_ms,
             Step::Submit(CallSpec { changed_during: Some(during), .. }) => during.after_ms,
+            Step::Submit(CallSpec { alongside: Some(alongside), .. }) => alongside.after_ms,
             _ => 0,
         };
         let stagger = Duration::from_millis(stagger_ms);
@@ -411,6 +412,24 @@ impl Session<'_> {
                     calls.push(planned(step_index, StepKind::Changed, &changed, None));
                     // A later retry of the operation is the attempt after this one, with the submit's arguments.
                     self.ops[op_index].attempt = changed.attempt;
+                }
+                if let Some(alongside) = &spec.alongside {
+                    // Another caller's call, its own business operation (validation requires another caller).
+                    let call_id = format!("{}_alongside", self.ops[op_index].call.call_id);
+                    let other = Op {
+                        business: 0,
+                        call: ToolCall {
+                            call_id,
+                            name: alongside.tool.clone(),
+                            arguments: Arguments::Raw(alongside.arguments.clone()),
+                        },
+                        auth: alongside.auth.clone(),
+                        business_request_id: None,
+                        attempt: 1,
+                        budget_ms: spec.budget_ms,
+                    };
+                    let other = self.new_op(other, None);
+                    calls.push(planned(step_index, action, &self.ops[other], None));
                 }
                 calls
             }

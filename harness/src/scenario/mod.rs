@@ -380,6 +380,40 @@ mod tests {
         assert!(error.contains("only a submit takes `changed_during`"), "{error}");
     }
 
+    const ALONGSIDE: &str = "alongside = { after_ms = 300, tool = \"get_weather\", auth = \"bob\", arguments = '{\"location\":\"Paris\"}' }\n";
+    const BOB: &str = "[auth.bob]\nsubject_id = \"u2\"\ntenant_id = \"t2\"\n";
+
+    #[test]
+    fn another_callers_call_alongside_a_submit_is_read() {
+        let scenario = Scenario::parse(&refund_step(SUBMIT, &format!("{ALONGSIDE}{BOB}"))).expect("parses");
+        assert!(matches!(
+            &scenario.steps[1],
+            Step::Submit(CallSpec { alongside: Some(a), .. }) if a.after_ms == 300 && a.auth == "bob" && a.tool == "get_weather"
+        ));
+    }
+
+    #[test]
+    fn a_call_alongside_a_submit_is_refused_unless_another_caller_makes_it_to_a_catalog_tool() {
+        for (extra, needle) in [
+            (ALONGSIDE.replace("\"bob\"", "\"alice\""), "is the submit's own caller"),
+            (ALONGSIDE.replace("\"bob\"", "\"carol\""), "`alongside.auth` `carol` is not defined in [auth]"),
+            (ALONGSIDE.replace("get_weather", "get_wether"), "`alongside.tool` `get_wether` is not a catalog tool"),
+            (ALONGSIDE.replace("after_ms = 300", "after_ms = 0"), "whole milliseconds from 1 to 30000"),
+            (
+                format!("{ALONGSIDE}expect = {{ ok = true }}\n"),
+                "`expect` would pin the submit's call and the one alongside",
+            ),
+            (format!("{ALONGSIDE}{CHANGED_DURING}"), "`changed_during` or `alongside`, not both"),
+            (ALONGSIDE.replace("tool = ", "tol = "), "tol"),
+        ] {
+            let error = Scenario::parse(&refund_step(SUBMIT, &format!("{extra}{BOB}"))).expect_err(needle).to_string();
+            assert!(error.contains(needle), "{extra}: {error}");
+        }
+        let burst = refund_step("action = \"burst\"\ncount = 2\n", &format!("{ALONGSIDE}{BOB}"));
+        let error = Scenario::parse(&burst).expect_err("a burst").to_string();
+        assert!(error.contains("only a submit takes `alongside`"), "{error}");
+    }
+
     #[test]
     fn every_step_knows_its_line() {
         let step = "\n[[step]]\naction = \"submit\"\ntool = \"get_weather\"\nauth = \"alice\"\narguments = '{\"location\":\"Paris\",\"units\":null}'\n";

@@ -89,6 +89,9 @@ pub struct CallSpec {
     /// (`submit` only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub changed_during: Option<ChangedDuring>,
+    /// One call of another caller, sent while this one may still run (`submit` only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub alongside: Option<Alongside>,
 }
 
 fn default_budget() -> u64 {
@@ -103,6 +106,22 @@ pub struct ChangedDuring {
     /// Milliseconds from the submit's call to this one (1 to 30 000).
     pub after_ms: u64,
     /// The other raw arguments.
+    pub arguments: String,
+}
+
+/// A call of another caller (a key of `[auth]` other than the submit's), with no business request id, sent
+/// `after_ms` after the submit's call and without waiting for its answer: calls of different callers in flight
+/// together, which steps that run one after the other cannot make.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Alongside {
+    /// Milliseconds from the submit's call to this one (1 to 30 000).
+    pub after_ms: u64,
+    /// The tool this call names.
+    pub tool: String,
+    /// The other caller (a key of `[auth]`).
+    pub auth: String,
+    /// Its raw arguments.
     pub arguments: String,
 }
 

@@ -74,6 +74,51 @@ pub(super) fn validate(draft: &Draft) -> Result<(), Invalid> {
     Ok(())
 }
 
+/// An `alongside` call: on a submit, by another caller of `[auth]`, of a catalog tool, after a delay a scenario
+/// can afford, and no `expect`, which would pin both calls alike.
+fn check_alongside(
+    draft: &Draft,
+    step: &Step,
+    call: &super::step::CallSpec,
+    alongside: &super::step::Alongside,
+) -> Result<(), String> {
+    if !matches!(step, Step::Submit(_)) {
+        return Err("only a submit takes `alongside`".to_owned());
+    }
+    if call.changed_during.is_some() {
+        return Err("a submit takes `changed_during` or `alongside`, not both".to_owned());
+    }
+    if !draft.auth.contains_key(&alongside.auth) {
+        let defined: Vec<String> = draft.auth.keys().cloned().collect();
+        return Err(format!(
+            "`alongside.auth` `{}` is not defined in [auth] (defined: {})",
+            alongside.auth,
+            choices(&defined)
+        ));
+    }
+    if alongside.auth == call.auth {
+        return Err("`alongside.auth` is the submit's own caller: `alongside` is for another caller's call (a burst \
+                    or `changed_during` covers the same caller's)"
+            .to_owned());
+    }
+    if !known().tools.contains(&alongside.tool) {
+        return Err(format!(
+            "`alongside.tool` `{}` is not a catalog tool (one of: {})",
+            alongside.tool,
+            choices(&known().tools)
+        ));
+    }
+    if !(1..=super::step::MAX_STAGGER_MS).contains(&alongside.after_ms) {
+        return Err(format!("`alongside.after_ms` is whole milliseconds from 1 to {}", super::step::MAX_STAGGER_MS));
+    }
+    if call.expect.is_some() {
+        return Err("`expect` would pin the submit's call and the one alongside it alike: leave it out, and pin the \
+                    outcome with [expect_ledger] (the checks judge both calls)"
+            .to_owned());
+    }
+    Ok(())
+}
+
 /// A `changed_during` call: on a submit of a business request (without one, other arguments are another
 /// operation), with arguments that differ, after a delay a scenario can afford, and no `expect`, which would pin
 /// both calls alike.
@@ -192,6 +237,9 @@ fn check_step(draft: &Draft, step: &Step, ids: &[&str]) -> Result<(), String> {
             }
             if let Some(during) = &call.changed_during {
                 check_changed_during(step, call, during)?;
+            }
+            if let Some(alongside) = &call.alongside {
+                check_alongside(draft, step, call, alongside)?;
             }
             if matches!(step, Step::Burst { .. }) && call.expect.is_some() {
                 return Err("a burst's calls answer differently (one executes, the others wait or replay), so \

@@ -127,6 +127,11 @@ pub(crate) fn repeat_text(calls: &[&CallRecord]) -> String {
     if calls.iter().skip(1).any(|call| call.action == crate::scenario::StepKind::Changed) {
         return ", and a changed call".to_owned();
     }
+    if let [first, other] = calls
+        && other.auth != first.auth
+    {
+        return format!(", and {}'s call alongside", other.auth);
+    }
     match (calls.len(), calls.first().map_or(0, |first| first.stagger_ms)) {
         (0 | 1, _) => String::new(),
         (count, 0) => format!(" ×{count}"),

@@ -122,14 +122,22 @@ fn step_answers(calls: &[&CallRecord], keys: &mut Keys) -> Vec<(String, String)>
     answers
 }
 
+/// A submit's call and the other caller's call sent alongside it (`alongside`), when the step made those two.
+fn alongside<'c>(calls: &[&'c CallRecord]) -> Option<(&'c CallRecord, &'c CallRecord)> {
+    match calls {
+        [submitted, other] if other.action == crate::scenario::StepKind::Submit && other.auth != submitted.auth => {
+            Some((submitted, other))
+        }
+        _ => None,
+    }
+}
+
 /// How many calls a step made, when more than one (` ×3`), and how far apart a staggered burst started them.
 pub(crate) fn repeat_text(calls: &[&CallRecord]) -> String {
     if calls.iter().skip(1).any(|call| call.action == crate::scenario::StepKind::Changed) {
         return ", and a changed call".to_owned();
     }
-    if let [first, other] = calls
-        && other.auth != first.auth
-    {
+    if let Some((_, other)) = alongside(calls) {
         return format!(", and {}'s call alongside", other.auth);
     }
     match (calls.len(), calls.first().map_or(0, |first| first.stagger_ms)) {
@@ -287,10 +295,7 @@ fn write_call_step(
         );
     }
     // A submit with `alongside`: its own arguments, then the other caller's call sent while it ran.
-    if let [submitted, other] = calls
-        && other.action == crate::scenario::StepKind::Submit
-        && other.auth != submitted.auth
-    {
+    if let Some((submitted, other)) = alongside(calls) {
         let _ = writeln!(out, "  arguments {}", arguments_text(&submitted.arguments));
         let _ = writeln!(
             out,

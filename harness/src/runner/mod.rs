@@ -15,7 +15,7 @@ pub(crate) use declared::left_out_note;
 use crate::backlog::{self, Answers};
 use crate::corpus::Corpus;
 use crate::mock::MockDownstream;
-use crate::scenario::{AuthFixture, CallSpec, IdentityState, Scenario, Step, StepKind};
+use crate::scenario::{Alongside, AuthFixture, CallSpec, ChangedDuring, IdentityState, Scenario, Step, StepKind};
 use crate::subject::{Subject, SubjectCall, SubjectError, SubjectFactory, SubjectFault};
 use crate::transcript::{
     Answer, BetweenCalls, CallRecord, Calls, HelloAnswer, LeftOut, Operation, Refusal, Transcript,
@@ -381,57 +381,12 @@ impl Session<'_> {
 
     /// The calls step `step_index` makes, with the operations they belong to.
     async fn plan(&mut self, step_index: usize) -> Result<Vec<Planned>, SubjectError> {
-        let runner = self.runner;
         let step = &self.scenario.steps[step_index];
         let (action, default_call_id) = (step.kind(), format!("call_{}", step_index + 1));
         Ok(match step {
             Step::Submit(spec) | Step::Burst { call: spec, .. } => {
                 let count = if let Step::Burst { count, .. } = step { *count } else { 1 };
-                let (tool, arguments) = runner.arguments_of(spec)?;
-                let call = ToolCall { call_id: spec.call_id.clone().unwrap_or(default_call_id), name: tool, arguments };
-                let op = Op {
-                    business: 0,
-                    call,
-                    auth: spec.auth.clone(),
-                    business_request_id: spec.business_request_id.clone(),
-                    attempt: 1,
-                    budget_ms: spec.budget_ms,
-                };
-                let op_index = self.new_op(op, spec.id.clone());
-                if let Some(id) = &spec.id {
-                    self.op_ids.insert(id.clone(), op_index);
-                }
-                let mut calls: Vec<Planned> =
-                    (0..count).map(|_| planned(step_index, action, &self.ops[op_index], None)).collect();
-                if let Some(during) = &spec.changed_during {
-                    // The same business request (validation requires its id), so the same operation.
-                    let mut changed = self.ops[op_index].clone();
-                    changed.attempt += 1;
-                    changed.call.call_id = format!("{}_changed", changed.call.call_id);
-                    changed.call.arguments = Arguments::Raw(during.arguments.clone());
-                    calls.push(planned(step_index, StepKind::Changed, &changed, None));
-                    // A later retry of the operation is the attempt after this one, with the submit's arguments.
-                    self.ops[op_index].attempt = changed.attempt;
-                }
-                if let Some(alongside) = &spec.alongside {
-                    // Another caller's call, its own business operation (validation requires another caller).
-                    let call_id = format!("{}_alongside", self.ops[op_index].call.call_id);
-                    let other = Op {
-                        business: 0,
-                        call: ToolCall {
-                            call_id,
-                            name: alongside.tool.clone(),
-                            arguments: Arguments::Raw(alongside.arguments.clone()),
-                        },
-                        auth: alongside.auth.clone(),
-                        business_request_id: None,
-                        attempt: 1,
-                        budget_ms: spec.budget_ms,
-                    };
-                    let other = self.new_op(other, None);
-                    calls.push(planned(step_index, action, &self.ops[other], None));
-                }
-                calls
+                self.plan_new_operation(step_index, action, spec, count, default_call_id)?
             }
             Step::Retry(follow) => {
                 let op = &mut self.ops[self.op_ids[&follow.of]];
@@ -476,6 +431,76 @@ impl Session<'_> {
             }
             Step::Corpus(spec) => self.plan_corpus(step_index, &spec.auth, &spec.only),
         })
+    }
+
+    /// A submit's or burst's calls: `count` calls of a new operation, then the submit's changed call or the other
+    /// caller's call alongside it, if it has one.
+    fn plan_new_operation(
+        &mut self,
+        step_index: usize,
+        action: StepKind,
+        spec: &CallSpec,
+        count: u32,
+        call_id: String,
+    ) -> Result<Vec<Planned>, SubjectError> {
+        let (tool, arguments) = self.runner.arguments_of(spec)?;
+        let op = Op {
+            business: 0,
+            call: ToolCall { call_id, name: tool, arguments },
+            auth: spec.auth.clone(),
+            business_request_id: spec.business_request_id.clone(),
+            attempt: 1,
+            budget_ms: spec.budget_ms,
+        };
+        let op_index = self.new_op(op, spec.id.clone());
+        if let Some(id) = &spec.id {
+            self.op_ids.insert(id.clone(), op_index);
+        }
+        let mut calls: Vec<Planned> =
+            (0..count).map(|_| planned(step_index, action, &self.ops[op_index], None)).collect();
+        if let Some(during) = &spec.changed_during {
+            calls.push(self.changed_during(step_index, op_index, during));
+        }
+        if let Some(alongside) = &spec.alongside {
+            calls.push(self.alongside(step_index, action, op_index, spec.budget_ms, alongside));
+        }
+        Ok(calls)
+    }
+
+    /// The changed call sent while operation `op_index`'s submit runs: the same business request (validation
+    /// requires its id), so the same operation, one attempt later.
+    fn changed_during(&mut self, step_index: usize, op_index: usize, during: &ChangedDuring) -> Planned {
+        let mut changed = self.ops[op_index].clone();
+        changed.attempt += 1;
+        changed.call.call_id = format!("{}_changed", changed.call.call_id);
+        changed.call.arguments = Arguments::Raw(during.arguments.clone());
+        // A later retry of the operation is the attempt after this one, with the submit's arguments.
+        self.ops[op_index].attempt = changed.attempt;
+        planned(step_index, StepKind::Changed, &changed, None)
+    }
+
+    /// The other caller's call sent while operation `op_index`'s submit runs: its own business operation
+    /// (validation requires another caller), with no business request id.
+    fn alongside(
+        &mut self,
+        step_index: usize,
+        action: StepKind,
+        op_index: usize,
+        budget_ms: u64,
+        alongside: &Alongside,
+    ) -> Planned {
+        let call_id = format!("{}_alongside", self.ops[op_index].call.call_id);
+        let arguments = Arguments::Raw(alongside.arguments.clone());
+        let other = Op {
+            business: 0,
+            call: ToolCall { call_id, name: alongside.tool.clone(), arguments },
+            auth: alongside.auth.clone(),
+            business_request_id: None,
+            attempt: 1,
+            budget_ms,
+        };
+        let other = self.new_op(other, None);
+        planned(step_index, action, &self.ops[other], None)
     }
 
     /// Adds a call template and returns its index; its business operation is found or created by identity.

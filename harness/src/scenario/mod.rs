@@ -14,7 +14,7 @@ mod validate;
 pub use auth::{ApprovalFixture, AuthFixture, IdentityState};
 pub use discover::LoadErrors;
 pub use expect::Expect;
-pub use step::{CallSpec, ChangedDuring, ChangedSpec, CorpusSpec, FollowUp, Step, StepKind};
+pub use step::{Alongside, CallSpec, ChangedDuring, ChangedSpec, CorpusSpec, FollowUp, Step, StepKind};
 pub use validate::Invalid;
 
 use crate::world::{Behaviour, EffectKind, Fixtures};

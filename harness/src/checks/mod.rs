@@ -254,7 +254,8 @@ pub(crate) fn table_category(code: ErrorCode) -> Category {
 
 /// A call's `error` member with its own ids blanked out of every string: `about` (the resource or handle the
 /// call named), its call id, its business request id and the string ids of its envelope's `meta`; then the
-/// per-answer noise (a date-time, an opaque token such as a trace id: [`noise`]). Two refusals that must be
+/// per-answer noise (a date-time, a duration, an opaque token such as a trace id, a number under a member named
+/// for a time: [`noise`]). Two refusals that must be
 /// indistinguishable are compared this way, so a message that quotes an id it was given, or stamps the time, is
 /// fine.
 /// An id the scenario's fixtures hold is never taken for noise ([`fixture_ids`]).
@@ -278,9 +279,14 @@ pub(crate) fn error_without_ids(call: &CallRecord, about: &str, scenario: &Scena
                 Value::String(noise::blank_noise(&ids.iter().fold(text.clone(), |text, id| blank_id(&text, id)), known))
             }
             Value::Array(items) => Value::Array(items.iter().map(|item| blanked(item, ids, known)).collect()),
-            Value::Object(map) => {
-                Value::Object(map.iter().map(|(name, value)| (name.clone(), blanked(value, ids, known))).collect())
-            }
+            Value::Object(map) => Value::Object(
+                map.iter()
+                    .map(|(name, value)| match value {
+                        Value::Number(_) if noise::names_a_time(name) => (name.clone(), Value::from("<duration>")),
+                        value => (name.clone(), blanked(value, ids, known)),
+                    })
+                    .collect(),
+            ),
             other => other.clone(),
         }
     }

@@ -9,7 +9,10 @@
 //! conflict must not show the arguments recorded before it; a success may hand a value back as its result): a
 //! string of at least [`SHORTEST_SECRET`] characters found under such an argument, looked for by its first
 //! [`SECRET_PROBE_CHARS`] characters, so an echo cut short is found too; every value of a repeated member counts,
-//! not only the last a JSON map would keep. A value the executor could not tell
+//! not only the last a JSON map would keep. A masked echo is found as well (`****1034`, `priv…1034`,
+//! `xxxx1034`): a run of at least [`SHORTEST_FRAGMENT`] letters and digits, holding a digit, next to a mask
+//! (`*`, `…`, `•`, `#`, two dots, or led by three `x`), that a sensitive value holds. docs/errors.md forbids
+//! repeating any part of the value, and a mask that keeps its last digits keeps exactly the part that matters. A value the executor could not tell
 //! from public text is not judged: one that an argument that is not sensitive also holds, in any call (a subject
 //! equal to the body), or that an argument text that is not JSON, or the arguments of a tool that marks
 //! nothing, hold. Its echo may be theirs.
@@ -22,6 +25,7 @@ use super::oracle;
 use callproof_executor::decode::{CompiledSchema, push_pointer_token};
 use serde_json::Value;
 use std::borrow::Cow;
+use std::collections::BTreeSet;
 
 /// This check's id, as docs, mutant tables, baselines and reports spell it.
 pub const NO_SECRET_LEAK: CheckId = CheckId::new("no-secret-leak");
@@ -60,12 +64,23 @@ fn run(context: &Context<'_>) -> Outcome {
             continue;
         }
         let secrets = secrets.get_or_insert_with(|| sensitive_values(context));
-        for secret in secrets.iter().filter(|secret| carries_text(raw, &secret.probe)) {
+        if secrets.is_empty() {
+            continue;
+        }
+        let masked = masked_fragments(raw);
+        for secret in secrets.iter() {
+            let what = if carries_text(raw, &secret.probe) {
+                format!("it begins {:?}", secret.probe)
+            } else if let Some(fragment) = masked.iter().find(|fragment| secret.fragments.contains(**fragment)) {
+                format!("masked, it still shows {fragment:?}")
+            } else {
+                continue;
+            };
             judgement.fail(
                 format!(
                     "the answer repeats the value of `{}` of call #{}, an argument the tool's schema marks \
-                     x-sensitive (it begins {:?})",
-                    secret.pointer, secret.call, secret.probe
+                     x-sensitive ({what})",
+                    secret.pointer, secret.call
                 ),
                 context.evidence(call),
             );
@@ -88,6 +103,9 @@ struct Secret {
     pointer: String,
     /// Its first [`SECRET_PROBE_CHARS`] characters.
     probe: String,
+    /// What a masked echo of it may show: every run of at least [`SHORTEST_FRAGMENT`] of its letters and digits
+    /// that holds a digit and that no public text holds ([`fragments_of`]).
+    fragments: BTreeSet<String>,
 }
 
 /// The strings of the run's arguments that lie under a property their tool's input schema marks
@@ -115,7 +133,7 @@ fn sensitive_values(context: &Context<'_>) -> Vec<Secret> {
             }
             let probe: String = text.chars().take(SECRET_PROBE_CHARS).collect();
             if !secrets.iter().any(|known| known.probe == probe) {
-                secrets.push(Secret { call: call.index, pointer, probe });
+                secrets.push(Secret { call: call.index, pointer, probe, fragments: fragments_of(text) });
             }
         }
     }
@@ -132,7 +150,92 @@ fn sensitive_values(context: &Context<'_>) -> Vec<Secret> {
         }
     }
     secrets.retain(|secret| !public.iter().any(|text| text.contains(&secret.probe)));
+    for secret in &mut secrets {
+        secret.fragments.retain(|fragment| !public.iter().any(|text| text.contains(fragment.as_str())));
+    }
     secrets
+}
+
+/// The fewest letters and digits a masked echo must show to be judged: fewer could be any number in any text.
+const SHORTEST_FRAGMENT: usize = 4;
+
+/// Runs of letters and digits up to this long give every part; a longer one (a token, a base64 blob) gives its
+/// beginnings and ends up to this long, which is what a mask keeps.
+const FULLY_SPLIT_RUN: usize = 16;
+
+/// At most this many parts are kept per value, so a 10 000-character body costs a bounded set.
+const MOST_FRAGMENTS: usize = 4096;
+
+/// Every part of `text` a masked echo could show: each substring of at least [`SHORTEST_FRAGMENT`] characters
+/// that holds a digit, of each maximal run of ASCII letters and digits that holds one (`881034` gives `8810`,
+/// `1034`, `88103`, ...; a run longer than [`FULLY_SPLIT_RUN`] gives only its beginnings and ends). Runs of
+/// letters only are left out: a mask that shows `priv` shows a word any message may hold.
+fn fragments_of(text: &str) -> BTreeSet<String> {
+    let mut found = BTreeSet::new();
+    let runs = text.split(|c: char| !c.is_ascii_alphanumeric());
+    for run in runs.filter(|run| run.len() >= SHORTEST_FRAGMENT && run.bytes().any(|byte| byte.is_ascii_digit())) {
+        let parts: Vec<&str> = if run.len() <= FULLY_SPLIT_RUN {
+            (0..run.len())
+                .flat_map(|start| (start + SHORTEST_FRAGMENT..=run.len()).map(move |end| &run[start..end]))
+                .collect()
+        } else {
+            (SHORTEST_FRAGMENT..=FULLY_SPLIT_RUN).flat_map(|length| [&run[..length], &run[run.len() - length..]]).collect()
+        };
+        for part in parts.into_iter().filter(|part| part.bytes().any(|byte| byte.is_ascii_digit())) {
+            if found.len() == MOST_FRAGMENTS {
+                return found;
+            }
+            found.insert(part.to_owned());
+        }
+    }
+    found
+}
+
+/// The runs of letters and digits in `value`'s strings that stand next to a mask: after or before `*`, `…`, `•`,
+/// `●`, `#` or two dots, or after three or more `x` or `X` (`xxxx1034`, the x's stripped). Each holds a digit and
+/// at least [`SHORTEST_FRAGMENT`] characters.
+fn masked_fragments(value: &Value) -> Vec<&str> {
+    fn is_mask(c: char) -> bool {
+        matches!(c, '*' | '…' | '•' | '●' | '#')
+    }
+    fn in_text<'a>(text: &'a str, found: &mut Vec<&'a str>) {
+        let mut rest = text;
+        let mut offset = 0;
+        while let Some(start) = rest.find(|c: char| c.is_ascii_alphanumeric()) {
+            let run_start = offset + start;
+            let length = text[run_start..].find(|c: char| !c.is_ascii_alphanumeric()).unwrap_or(text.len() - run_start);
+            let run = &text[run_start..run_start + length];
+            let before = &text[..run_start];
+            let after = &text[run_start + length..];
+            let masked_before = before.chars().next_back().is_some_and(is_mask) || before.ends_with("..");
+            let masked_after = after.chars().next().is_some_and(is_mask) || after.starts_with("..");
+            let unmasked = run.trim_start_matches(['x', 'X']);
+            let (run, masked_inside) =
+                if run.len() - unmasked.len() >= 3 { (unmasked, true) } else { (run, false) };
+            if (masked_before || masked_after || masked_inside)
+                && run.len() >= SHORTEST_FRAGMENT
+                && run.bytes().any(|byte| byte.is_ascii_digit())
+            {
+                found.push(run);
+            }
+            offset = run_start + length;
+            rest = &text[offset..];
+        }
+    }
+    let mut found = Vec::new();
+    let mut stack = vec![value];
+    while let Some(value) = stack.pop() {
+        match value {
+            Value::String(text) => in_text(text, &mut found),
+            Value::Object(members) => {
+                members.keys().for_each(|name| in_text(name, &mut found));
+                stack.extend(members.values());
+            }
+            Value::Array(items) => stack.extend(items),
+            _ => {}
+        }
+    }
+    found
 }
 
 /// The strings of `arguments` (member names included), split by `input`: under a sensitive property (with
@@ -385,6 +488,39 @@ mod tests {
         history(&refused_email(body, in_details)).fails(&CHECK, "x-sensitive");
         let masked = "message=the_value_is_not_a_string path=/body keyword=type";
         history(&refused_email(body, masked)).passes(&CHECK);
+    }
+
+    #[test]
+    fn a_masked_echo_that_keeps_some_digits_fails() {
+        // Blind round 14's sensitive_value_masked: the first and last four characters, an ellipsis between.
+        let body = r#"["private-list-9Kw4-reset-code-881034"]"#;
+        for masked in [
+            "message=['priv…1034']_is_not_of_type_'string'",
+            "message=the_value_****1034_is_not_a_string",
+            "message=the_value_xxxx1034_is_not_a_string",
+            "message=value_9Kw4…_is_not_a_string",
+            "message=value_•••••881034_is_not_a_string",
+            "message=value_9Kw4..._is_not_a_string",
+        ] {
+            history(&refused_email(body, masked)).fails(&CHECK, "masked, it still shows");
+        }
+    }
+
+    #[test]
+    fn a_mask_that_shows_no_part_of_the_value_or_numbers_of_its_own_passes() {
+        let body = r#"["private-list-9Kw4-reset-code-881034"]"#;
+        for answer in [
+            "message=the_value_********_is_not_a_string",
+            "message=the_value_is_not_a_string_(trace_1034abc,_at_1733401034)",
+            "message=priv…_is_not_a_string",
+            "message=****_1000_ms_left",
+            "message=#2034_is_not_a_string",
+        ] {
+            history(&refused_email(body, answer)).passes(&CHECK);
+        }
+        // A part that public text holds (here the subject) is not judged: its echo may be the subject's.
+        let public = r#"submit send_email args={"to":"a@example.com","subject":"code-1034","body":"private-reset-code-881034"} -> schema_violation message=****1034"#;
+        history(public).passes(&CHECK);
     }
 
     #[test]

@@ -144,6 +144,20 @@ mod tests {
     }
 
     #[test]
+    fn refusals_that_say_how_long_they_took_pass() {
+        // Blind round 14's variant_message_elapsed_ms: every message ends with how long the call took.
+        history(&pair(
+            r#"forbidden message="not_accessible,after:3ms" elapsed_ms=3"#,
+            r#"forbidden message="not_accessible,after:2ms" elapsed_ms=2"#,
+        ))
+        .with_scenario(&orders())
+        .passes(&CHECK);
+        history(&pair(r#"forbidden message="lookup_answered_200""#, r#"forbidden message="lookup_answered_404""#))
+            .with_scenario(&orders())
+            .fails(&CHECK, "refused inaccessible resources differently");
+    }
+
+    #[test]
     fn a_foreign_owners_id_is_not_taken_for_a_trace_id() {
         // The foreign order's owner has an id that looks like any opaque token; a refusal that names it in place
         // of the trace id a missing order gets leaks whose order it is.

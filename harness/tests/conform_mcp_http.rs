@@ -2,9 +2,10 @@
 //! executor as an MCP server over Streamable HTTP, the identity in a bearer JWT per call (docs/mcp.md, Part 1).
 //!
 //! Rule enforced here: a real token-verifying server (examples/mcp-python, the official Python SDK 2.x with
-//! PyJWT) passes the identity scenarios through the tokens alone (a bad signature and an expired token are
-//! refused with 401 and read as `unauthorized`; scopes, tenants and approvals come from the claims), and its
-//! known mistake (duplicate keys accepted) still shows; a server the harness did not start gets the
+//! PyJWT) passes the identity scenarios through the tokens alone (a bad signature, a token for another
+//! audience and an expired token are refused with 401 and read as `unauthorized`; scopes, tenants and approvals
+//! come from the claims), and its known mistake (duplicate keys accepted) still shows, as does the audience
+//! check switched off (examples/mcp-buggy/http); a server the harness did not start gets the
 //! scenario's downstream and session in the token and skips crash scenarios; the reference
 //! `callproof-executor --mcp-http` passes, once the server side is merged. The SDK server is skipped with a
 //! loud SKIPPED line when its venv is missing (a failure under `CALLPROOF_REQUIRE_SERVICES=1`).
@@ -78,6 +79,25 @@ fn the_python_sdk_server_passes_the_identity_scenarios_through_its_tokens_and_st
     let report: Value = serde_json::from_str(&report).expect("JSON");
     let subject = report["executor"]["subject"].as_str().unwrap_or_default();
     assert!(subject.starts_with("mcp-http: "), "{subject}");
+}
+
+#[test]
+fn a_server_that_does_not_check_the_tokens_audience_accepts_the_token_for_another_server_and_fails() {
+    // examples/mcp-buggy/http/audience_unchecked.py: the same server with PyJWT's audience check switched off.
+    // The scenario's two invalid identities are a bad signature, then the run's key for another audience.
+    if !present(PYTHON, "the Python SDK server through conform --mcp-http", INSTALL_MCP_PYTHON) {
+        return;
+    }
+    let buggy = format!(
+        "'{}' '{}' --http",
+        repo().join(PYTHON).display(),
+        repo().join("examples/mcp-buggy/http/audience_unchecked.py").display()
+    );
+    let (code, statuses, failed, report) = conform(&["auth/identity_invalid_or_expired"], &["--mcp-http", &buggy]);
+    assert_eq!(code, 1, "{report}");
+    assert_eq!(failed, ["auth/identity_invalid_or_expired expectations"], "{report}");
+    assert!(report.contains("step 4"), "the second invalid identity, the foreign audience, got through: {report}");
+    assert_eq!(statuses.get("auth/identity_invalid_or_expired").map(String::as_str), Some("fail"));
 }
 
 /// The example server started by the test, as an operator would run it for `--mcp-url`: its own URL and the

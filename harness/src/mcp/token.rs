@@ -3,8 +3,8 @@
 //!
 //! Rule enforced here: the identity reaches a server over HTTP only in a token signed with the run's key (the
 //! UTF-8 bytes of its text, used as is), a fresh one per call; the scenario's identity states become the token's
-//! states (`identity.valid = false`: signed with another random key; an expiry: `exp` from it), never a flag a
-//! server could read and ignore.
+//! states (`identity.valid = false`: signed with another random key, or with the run's key for another server;
+//! an expiry: `exp` from it), never a flag a server could read and ignore.
 
 use crate::subject::SubjectCall;
 use base64::Engine as _;
@@ -18,6 +18,10 @@ pub const ISSUER: &str = "callproof";
 
 /// How long a token lives when the scenario gives its identity no expiry.
 const LIFETIME_S: u64 = 300;
+
+/// The `aud` of a token minted for another server: signed with the run's key, so only the audience check
+/// refuses it (docs/mcp.md: "a token for one server is refused by another").
+pub const FOREIGN_AUDIENCE: &str = "https://another-server.invalid/mcp";
 
 /// An HS256 key: 43 characters of base64url (32 random bytes) when the harness makes it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -69,6 +73,8 @@ pub struct Minter {
     key: Key,
     run: String,
     issued: AtomicU64,
+    /// Tokens minted for invalid identities so far: they take turns between the two ways a token fails.
+    invalid: AtomicU64,
 }
 
 impl Minter {
@@ -76,7 +82,8 @@ impl Minter {
     pub fn new(key: Key) -> Minter {
         let nanos =
             std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |since| since.as_nanos());
-        Minter { key, run: format!("{:x}{:x}", std::process::id(), nanos % 0xffff_ffff), issued: AtomicU64::new(1) }
+        let run = format!("{:x}{:x}", std::process::id(), nanos % 0xffff_ffff);
+        Minter { key, run, issued: AtomicU64::new(1), invalid: AtomicU64::new(0) }
     }
 
     /// The key.
@@ -84,18 +91,24 @@ impl Minter {
         &self.key
     }
 
-    /// The token of `call`, issued at `now_s` (Unix seconds): signed with the run's key, or with a fresh random
-    /// one when the scenario says the identity is not valid (a bad signature).
+    /// The token of `call`, issued at `now_s` (Unix seconds): signed with the run's key. When the scenario says
+    /// the identity is not valid, the run's invalid identities take turns: the first is signed with a fresh
+    /// random key (a bad signature), the next with the run's key for [`FOREIGN_AUDIENCE`] (a token for another
+    /// server), and so on, so a server must check both to refuse every one.
     ///
     /// # Errors
     /// When no random key can be made for an invalid identity.
     pub fn token(&self, call: &SubjectCall, audience: &Audience, now_s: u64) -> Result<String, String> {
         let jti = format!("cp-{}-{}", self.run, self.issued.fetch_add(1, Ordering::Relaxed));
-        let claims = claims(call, audience, now_s, &jti);
+        let mut claims = claims(call, audience, now_s, &jti);
         if call.auth.identity.valid {
-            Ok(sign(self.key.text().as_bytes(), &claims))
-        } else {
+            return Ok(sign(self.key.text().as_bytes(), &claims));
+        }
+        if self.invalid.fetch_add(1, Ordering::Relaxed).is_multiple_of(2) {
             Ok(sign(Key::generate()?.text().as_bytes(), &claims))
+        } else {
+            claims["aud"] = json!(FOREIGN_AUDIENCE);
+            Ok(sign(self.key.text().as_bytes(), &claims))
         }
     }
 }
@@ -233,7 +246,7 @@ mod tests {
     }
 
     #[test]
-    fn an_invalid_identity_is_a_bad_signature_and_an_expiry_is_the_exp() {
+    fn invalid_identities_take_turns_between_a_bad_signature_and_another_audience_and_an_expiry_is_the_exp() {
         let key = Key::generate().expect("a key");
         assert_eq!(key.text().len(), 43, "32 bytes of base64url");
         let minter = Minter::new(key.clone());
@@ -241,10 +254,21 @@ mod tests {
             Audience { url: "http://h/mcp".into(), fixture: Some(("http://127.0.0.1:9".into(), "cp_1".into())) };
         let mut auth = AuthContext::new("u", "t", &[]);
         auth.identity.valid = false;
-        let token = minter.token(&call(auth), &audience, 1_000).expect("a token");
+        let token = minter.token(&call(auth.clone()), &audience, 1_000).expect("a token");
         let (input, signature) = token.rsplit_once('.').expect("three parts");
         let expected = rfc2104(key.text().as_bytes(), input.as_bytes());
         assert_ne!(URL_SAFE_NO_PAD.decode(signature).expect("base64url"), expected, "not the run's key");
+        assert_eq!(decode(input.split('.').nth(1).expect("claims"))["aud"], "http://h/mcp");
+        // The next invalid identity is the run's key for another server; the one after, a bad signature again.
+        let token = minter.token(&call(auth.clone()), &audience, 1_000).expect("a token");
+        let (input, signature) = token.rsplit_once('.').expect("three parts");
+        let expected = rfc2104(key.text().as_bytes(), input.as_bytes());
+        assert_eq!(URL_SAFE_NO_PAD.decode(signature).expect("base64url"), expected, "the run's key");
+        assert_eq!(decode(input.split('.').nth(1).expect("claims"))["aud"], FOREIGN_AUDIENCE);
+        let token = minter.token(&call(auth), &audience, 1_000).expect("a token");
+        let (input, signature) = token.rsplit_once('.').expect("three parts");
+        let expected = rfc2104(key.text().as_bytes(), input.as_bytes());
+        assert_ne!(URL_SAFE_NO_PAD.decode(signature).expect("base64url"), expected, "a bad signature again");
         let mut auth = AuthContext::new("u", "t", &[]);
         auth.identity.expires_at_ms = Some(500_999);
         let claims =

@@ -12,10 +12,10 @@
 //! not only the last a JSON map would keep. A masked echo is found as well (`****1034`, `priv…1034`,
 //! `xxxx1034`): a run of at least [`SHORTEST_FRAGMENT`] letters and digits, holding a digit, next to a mask
 //! (`*`, `…`, `•`, `#`, two dots, or led by three `x`), that a sensitive value holds. docs/errors.md forbids
-//! repeating any part of the value, and a mask that keeps its last digits keeps exactly the part that matters. A value the executor could not tell
-//! from public text is not judged: one that an argument that is not sensitive also holds, in any call (a subject
-//! equal to the body), or that an argument text that is not JSON, or the arguments of a tool that marks
-//! nothing, hold. Its echo may be theirs.
+//! repeating any part of the value, and a mask that keeps its last digits keeps exactly the part that matters.
+//! A value (or part) the executor could not tell from public text is not judged: one that an argument that is
+//! not sensitive also holds, in any call (a subject equal to the body), or that an argument text that is not
+//! JSON, or the arguments of a tool that marks nothing, hold. Its echo may be theirs.
 
 use super::{Check, CheckId, Context, Judgement, Level, Outcome};
 use crate::transcript::CallRecord;

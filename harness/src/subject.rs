@@ -14,6 +14,7 @@ use callproof_executor::mutants::Mutant;
 use callproof_executor::store::{Forward, MemoryStore, Store, StoreError};
 use callproof_executor::{AuthContext, Config, Executor, Request, ToolCall};
 use serde_json::Value;
+use std::collections::BTreeMap;
 use std::process::ExitStatus;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -317,6 +318,12 @@ pub trait SubjectFactory: Send + Sync {
         None
     }
 
+    /// The `annotations` of each tool its `tools/list` gives one (an MCP server's), by tool name; empty for a
+    /// subject that lists none (default), so `annotations-match-risk` does not judge it.
+    async fn tool_annotations(&self) -> Arc<BTreeMap<String, Value>> {
+        Arc::default()
+    }
+
     /// Starts a subject talking to the downstream at `downstream_url`.
     ///
     /// # Errors
@@ -370,6 +377,20 @@ impl InProcess {
 impl SubjectFactory for InProcess {
     fn name(&self) -> String {
         self.name.clone()
+    }
+
+    /// What the reference lists over MCP (`callproof-executor --mcp`, annotations from the catalog's risk), which
+    /// every variant shares: no variant changes a tool list. Built once per process.
+    async fn tool_annotations(&self) -> Arc<BTreeMap<String, Value>> {
+        static LISTED: std::sync::OnceLock<Arc<BTreeMap<String, Value>>> = std::sync::OnceLock::new();
+        LISTED
+            .get_or_init(|| {
+                let tools = callproof_executor::mcp::tool_list();
+                let annotated =
+                    tools.iter().filter_map(|tool| Some((tool["name"].as_str()?, tool.get("annotations")?)));
+                Arc::new(annotated.map(|(name, annotations)| (name.to_owned(), annotations.clone())).collect())
+            })
+            .clone()
     }
 
     async fn start(&self, downstream_url: &str) -> Result<Arc<dyn Subject>, SubjectError> {

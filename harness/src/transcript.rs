@@ -16,7 +16,7 @@ use callproof_executor::idempotency::Record;
 use callproof_executor::{Approval, Arguments, ErrorCode};
 use serde::Serialize;
 use serde_json::Value;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
 /// How a call ended, as far as the harness could tell.
@@ -532,6 +532,11 @@ pub struct Transcript {
     /// The steps that made no call: a restart of the subject or a wait, in step order.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub between_calls: Vec<BetweenCalls>,
+    /// The `annotations` of each tool the subject's `tools/list` gave one (an MCP server's), by tool name; empty
+    /// for a subject that lists no annotations. Shared, since a transcript is taken after every step of an
+    /// exploration; not in the transcript's JSON (a report names the tool and its annotations in a violation).
+    #[serde(skip)]
+    pub tool_annotations: std::sync::Arc<BTreeMap<String, serde_json::Value>>,
     /// Which exchanges belong to which call and operation, built on first use, so that the checks' lookups stay
     /// linear in the size of the run. A transcript is read-only once built; changing `exchanges` after a lookup
     /// would leave this stale.

@@ -183,6 +183,34 @@ async fn the_python_sdk_server_executes_duplicate_keys_and_coerced_numbers() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_deletion_that_claims_to_be_read_only_fails_annotations_match_risk_and_the_honest_server_passes_it() {
+    // examples/mcp-buggy/conform/delete_claims_read_only.py: the Python SDK example with the read tools'
+    // annotations on delete_account (blind round 14).
+    if !present(PYTHON, "the Python SDK server (examples/mcp-python) through conform --mcp", INSTALL_MCP_PYTHON) {
+        return;
+    }
+    let buggy = format!(
+        "'{}' '{}'",
+        repo().join(PYTHON).display(),
+        repo().join("examples/mcp-buggy/conform/delete_claims_read_only.py").display()
+    );
+    let scenarios = ["auth/approval_bound_to_arguments", "idempotency/retry_replays_success"];
+    let failed_buggy = failed(&run(&buggy, &scenarios).await);
+    assert!(
+        failed_buggy.contains("auth/approval_bound_to_arguments annotations-match-risk"),
+        "delete_account says readOnlyHint: true: {failed_buggy:?}"
+    );
+    assert!(
+        !failed_buggy.contains("idempotency/retry_replays_success annotations-match-risk"),
+        "a run that never calls delete_account does not judge its annotations: {failed_buggy:?}"
+    );
+    for honest in [python_server(), reference_mcp("--store memory")] {
+        let failed = failed(&run(&honest, &scenarios).await);
+        assert!(!failed.iter().any(|line| line.ends_with(" annotations-match-risk")), "{honest}: {failed:?}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_python_sdk_server_drops_a_malformed_line_and_answers_an_unknown_tool_without_an_envelope() {
     if !present(PYTHON, "the Python SDK server (examples/mcp-python) through conform --mcp", INSTALL_MCP_PYTHON) {
         return;

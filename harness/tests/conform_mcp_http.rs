@@ -5,7 +5,7 @@
 //! PyJWT) passes the identity scenarios through the tokens alone (a bad signature, a token for another
 //! audience and an expired token are refused with 401 and read as `unauthorized`; scopes, tenants and approvals
 //! come from the claims), and its known mistake (duplicate keys accepted) still shows, as does the audience
-//! check switched off (examples/mcp-buggy/http); a server the harness did not start gets the
+//! check switched off (examples/mcp-buggy/conform); a server the harness did not start gets the
 //! scenario's downstream and session in the token and skips crash scenarios; the reference
 //! `callproof-executor --mcp-http` passes, once the server side is merged. The SDK server is skipped with a
 //! loud SKIPPED line when its venv is missing (a failure under `CALLPROOF_REQUIRE_SERVICES=1`).
@@ -83,7 +83,7 @@ fn the_python_sdk_server_passes_the_identity_scenarios_through_its_tokens_and_st
 
 #[test]
 fn a_server_that_does_not_check_the_tokens_audience_accepts_the_token_for_another_server_and_fails() {
-    // examples/mcp-buggy/http/audience_unchecked.py: the same server with PyJWT's audience check switched off.
+    // examples/mcp-buggy/conform/audience_unchecked.py: the same server with PyJWT's audience check switched off.
     // The scenario's two invalid identities are a bad signature, then the run's key for another audience.
     if !present(PYTHON, "the Python SDK server through conform --mcp-http", INSTALL_MCP_PYTHON) {
         return;
@@ -91,7 +91,7 @@ fn a_server_that_does_not_check_the_tokens_audience_accepts_the_token_for_anothe
     let buggy = format!(
         "'{}' '{}' --http",
         repo().join(PYTHON).display(),
-        repo().join("examples/mcp-buggy/http/audience_unchecked.py").display()
+        repo().join("examples/mcp-buggy/conform/audience_unchecked.py").display()
     );
     let (code, statuses, failed, report) = conform(&["auth/identity_invalid_or_expired"], &["--mcp-http", &buggy]);
     assert_eq!(code, 1, "{report}");

@@ -76,6 +76,7 @@ registry! {
     identity_propagated::IDENTITY_PROPAGATED,
     replayed_means_recorded::REPLAYED_MEANS_RECORDED,
     unknown_version_refused::UNKNOWN_VERSION_REFUSED,
+    annotations_match_risk::ANNOTATIONS_MATCH_RISK,
 }
 
 /// How binding a check is.

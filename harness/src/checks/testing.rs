@@ -49,7 +49,7 @@ use callproof_executor::app::{CatalogEntry, catalog};
 use callproof_executor::idempotency::Record;
 use callproof_executor::{Arguments, ErrorCode};
 use serde_json::{Value, json};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// A run written out by hand.
 pub(crate) struct History {
@@ -66,6 +66,7 @@ pub(crate) struct History {
     steps: usize,
     tasks: Vec<TaskTruth>,
     between_calls: Vec<BetweenCalls>,
+    tool_annotations: std::sync::Arc<BTreeMap<String, Value>>,
 }
 
 /// The run a script describes.
@@ -83,6 +84,7 @@ pub(crate) fn history(script: &str) -> History {
         steps: 0,
         tasks: Vec::new(),
         between_calls: Vec::new(),
+        tool_annotations: Default::default(),
     };
     for statement in script.split(['\n', ';']).map(str::trim).filter(|statement| !statement.is_empty()) {
         let (what, outcome) = statement.split_once("->").unwrap_or_else(|| panic!("`{statement}`: no `->`"));
@@ -378,6 +380,13 @@ impl History {
         self
     }
 
+    /// The subject's `tools/list` annotations, as `(tool, annotations)` pairs.
+    pub(crate) fn with_annotations(mut self, annotations: &[(&str, Value)]) -> History {
+        let listed = annotations.iter().map(|(tool, value)| ((*tool).to_owned(), value.clone())).collect();
+        self.tool_annotations = std::sync::Arc::new(listed);
+        self
+    }
+
     /// The idempotency records the subject showed, and when they were read (Unix ms).
     pub(crate) fn with_records(mut self, records: Vec<Record>, read_at_ms: u64) -> History {
         self.records = Some(records);
@@ -406,6 +415,7 @@ impl History {
             records_read_at_ms: self.records_read_at_ms,
             tasks: self.tasks.clone(),
             left_out: Vec::new(),
+            tool_annotations: self.tool_annotations.clone(),
             between_calls: self.between_calls.clone(),
             downstream_address: Some(DOWNSTREAM_ADDRESS.to_owned()),
             index: Default::default(),

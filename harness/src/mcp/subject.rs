@@ -21,7 +21,7 @@ use crate::subject::{Reply, Subject, SubjectCall, SubjectError, SubjectFactory, 
 use async_trait::async_trait;
 use callproof_executor::app::catalog;
 use serde_json::{Value, json};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -83,6 +83,8 @@ pub struct McpFactory {
     revision: Revision,
     catalog: OnceCell<Result<CatalogFile, SubjectError>>,
     probed: OnceCell<Result<Capabilities, SubjectError>>,
+    /// The annotations its `tools/list` gave, by tool name, from the probe.
+    annotations: std::sync::OnceLock<Arc<BTreeMap<String, Value>>>,
 }
 
 impl McpFactory {
@@ -97,6 +99,7 @@ impl McpFactory {
             revision: Revision::Auto,
             catalog: OnceCell::new(),
             probed: OnceCell::new(),
+            annotations: std::sync::OnceLock::new(),
         })
     }
 
@@ -132,6 +135,8 @@ impl McpFactory {
                 let env = self.env(self.options(), "http://127.0.0.1:9", &self.process.new_session()).await?;
                 let start = (env, self.revision);
                 let (connection, capabilities) = Connection::start(self.process.argv(), self.options(), &start).await?;
+                let listed = connection.annotations.lock().unwrap_or_else(PoisonError::into_inner).clone();
+                let _ = self.annotations.set(Arc::new(listed));
                 connection.handles.stop(self.options().stop_grace).await;
                 Ok(self.with_declared(capabilities))
             })
@@ -212,6 +217,11 @@ impl SubjectFactory for McpFactory {
         self.probe().await.ok().map(|capabilities| capabilities.tools)
     }
 
+    async fn tool_annotations(&self) -> Arc<BTreeMap<String, Value>> {
+        let _ = self.probe().await;
+        self.annotations.get().cloned().unwrap_or_default()
+    }
+
     /// With a store address in the options, the server reaches its store through a relay of its own (named in
     /// its environment, as for `callproof/1`), which a `store_outage` fault cuts.
     async fn start(&self, downstream_url: &str) -> Result<Arc<dyn Subject>, SubjectError> {
@@ -258,6 +268,8 @@ struct Connection {
     /// `id: null` can only be its answer.
     gate: RwLock<()>,
     tools: BTreeSet<String>,
+    /// The annotations `tools/list` gave, by tool name.
+    annotations: Mutex<BTreeMap<String, Value>>,
     /// Speaking 2026-07-28: every request carries the `_meta` fields, and the liveness request is
     /// `server/discover`.
     modern: AtomicBool,
@@ -285,6 +297,7 @@ impl Connection {
             next_id: AtomicI64::new(1),
             gate: RwLock::new(()),
             tools: BTreeSet::new(),
+            annotations: Mutex::new(BTreeMap::new()),
             modern: AtomicBool::new(false),
             tasks: AtomicBool::new(false),
         };
@@ -370,7 +383,7 @@ impl Connection {
         if self.modern() { Era::Modern } else { Era::Legacy }
     }
 
-    /// The names of `tools/list`, every page.
+    /// The names of `tools/list`, every page; the annotations of those that have some are kept.
     async fn list_tools(&self) -> Result<Vec<String>, String> {
         let mut names = Vec::new();
         let mut cursor: Option<Value> = None;
@@ -381,6 +394,12 @@ impl Connection {
                 return Err(format!("its tools/list answer has no tools array: {}", excerpt(&answer.to_string(), 300)));
             };
             names.extend(tools.iter().filter_map(|tool| tool.get("name")?.as_str()).map(str::to_owned));
+            let annotated =
+                tools.iter().filter_map(|tool| Some((tool.get("name")?.as_str()?, tool.get("annotations")?)));
+            self.annotations
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .extend(annotated.map(|(name, annotations)| (name.to_owned(), annotations.clone())));
             match answer.pointer("/result/nextCursor") {
                 Some(next @ Value::String(_)) => cursor = Some(next.clone()),
                 _ => return Ok(names),

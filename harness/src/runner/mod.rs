@@ -103,6 +103,8 @@ pub struct Session<'a> {
     lacking: Vec<String>,
     /// The corpus cases left out so far.
     left_out: Vec<LeftOut>,
+    /// The annotations of the subject's tools, by name (an MCP server's `tools/list`).
+    tool_annotations: Arc<BTreeMap<String, serde_json::Value>>,
     /// What the processes of `hello` steps answered, by step.
     hello_answers: BTreeMap<usize, HelloAnswer>,
 }
@@ -194,6 +196,7 @@ impl Runner {
             faults: Vec::new(),
             lacking: self.lacking().await,
             left_out: Vec::new(),
+            tool_annotations: self.factory.tool_annotations().await,
             hello_answers: BTreeMap::new(),
         })
     }
@@ -555,6 +558,7 @@ impl Session<'_> {
             records_read_at_ms: self.clock.wall_ms(),
             tasks: self.world.tasks(),
             left_out: self.left_out.clone(),
+            tool_annotations: self.tool_annotations.clone(),
             downstream_address: self.mock.as_ref().map(|mock| address_of(&mock.uri())),
             between_calls: self
                 .scenario

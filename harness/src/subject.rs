@@ -341,6 +341,12 @@ pub trait SubjectFactory: Send + Sync {
     }
 }
 
+/// The annotations of the tools of one `tools/list` page, by tool name: tools without a name or without
+/// annotations give none.
+pub(crate) fn listed_annotations(tools: &[Value]) -> impl Iterator<Item = (String, Value)> + '_ {
+    tools.iter().filter_map(|tool| Some((tool.get("name")?.as_str()?.to_owned(), tool.get("annotations")?.clone())))
+}
+
 /// The reference executor in-process, or a known-bad [`Variant`] of it.
 #[derive(Clone)]
 pub struct InProcess {
@@ -383,14 +389,7 @@ impl SubjectFactory for InProcess {
     /// every variant shares: no variant changes a tool list. Built once per process.
     async fn tool_annotations(&self) -> Arc<BTreeMap<String, Value>> {
         static LISTED: std::sync::OnceLock<Arc<BTreeMap<String, Value>>> = std::sync::OnceLock::new();
-        LISTED
-            .get_or_init(|| {
-                let tools = callproof_executor::mcp::tool_list();
-                let annotated =
-                    tools.iter().filter_map(|tool| Some((tool["name"].as_str()?, tool.get("annotations")?)));
-                Arc::new(annotated.map(|(name, annotations)| (name.to_owned(), annotations.clone())).collect())
-            })
-            .clone()
+        LISTED.get_or_init(|| Arc::new(listed_annotations(&callproof_executor::mcp::tool_list()).collect())).clone()
     }
 
     async fn start(&self, downstream_url: &str) -> Result<Arc<dyn Subject>, SubjectError> {

@@ -8,17 +8,9 @@ verify ... the signature with HS256, `iss`, `aud`, `exp`". Written blind in roun
 since a run's invalid identities take turns between a bad signature and a token for another audience.
 """
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import jwt
 
-SERVER = Path(__file__).resolve().parents[2] / "mcp-python" / "server.py"
-_spec = importlib.util.spec_from_file_location("callproof_mcp_server", SERVER)
-server = importlib.util.module_from_spec(_spec)
-sys.modules[_spec.name] = server
-_spec.loader.exec_module(server)
+from _example import server
 
 
 async def verify_token(self, token):

@@ -9,17 +9,9 @@ what the tool does. docs/conformance-app.md gives `delete_account` the risk `des
 `harness/tests/conform_mcp.rs` holds it to failing `annotations-match-risk`.
 """
 
-import importlib.util
-import sys
-from pathlib import Path
-
 from mcp.types import ToolAnnotations
 
-SERVER = Path(__file__).resolve().parents[2] / "mcp-python" / "server.py"
-_spec = importlib.util.spec_from_file_location("callproof_mcp_server", SERVER)
-server = importlib.util.module_from_spec(_spec)
-sys.modules[_spec.name] = server
-_spec.loader.exec_module(server)
+from _example import server
 
 # THE BUG: the read tools' annotations on the destructive tool.
 server.mcp._tool_manager.get_tool("delete_account").annotations = ToolAnnotations(readOnlyHint=True,

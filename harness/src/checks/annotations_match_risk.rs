@@ -51,7 +51,7 @@ fn run(context: &Context<'_>) -> Outcome {
                     "{} is a {} tool in the catalog, but its tools/list annotations say {} ({listed}): a client \
                      that trusts them runs it without asking",
                     call.tool,
-                    risk_name(risk),
+                    risk.as_str(),
                     lies.join(" and ")
                 ),
                 context.evidence(call),
@@ -59,16 +59,6 @@ fn run(context: &Context<'_>) -> Outcome {
         }
     }
     judgement.outcome()
-}
-
-fn risk_name(risk: Risk) -> &'static str {
-    match risk {
-        Risk::Read => "read",
-        Risk::Write => "write",
-        Risk::External => "external",
-        Risk::Financial => "financial",
-        Risk::Destructive => "destructive",
-    }
 }
 
 #[cfg(test)]

@@ -25,7 +25,9 @@ use super::oracle;
 use callproof_executor::decode::{CompiledSchema, push_pointer_token};
 use serde_json::Value;
 use std::borrow::Cow;
+use regex::Regex;
 use std::collections::BTreeSet;
+use std::sync::OnceLock;
 
 /// This check's id, as docs, mutant tables, baselines and reports spell it.
 pub const NO_SECRET_LEAK: CheckId = CheckId::new("no-secret-leak");
@@ -199,27 +201,20 @@ fn masked_fragments(value: &Value) -> Vec<&str> {
         matches!(c, '*' | '…' | '•' | '●' | '#')
     }
     fn in_text<'a>(text: &'a str, found: &mut Vec<&'a str>) {
-        let mut rest = text;
-        let mut offset = 0;
-        while let Some(start) = rest.find(|c: char| c.is_ascii_alphanumeric()) {
-            let run_start = offset + start;
-            let length = text[run_start..].find(|c: char| !c.is_ascii_alphanumeric()).unwrap_or(text.len() - run_start);
-            let run = &text[run_start..run_start + length];
-            let before = &text[..run_start];
-            let after = &text[run_start + length..];
-            let masked_before = before.chars().next_back().is_some_and(is_mask) || before.ends_with("..");
-            let masked_after = after.chars().next().is_some_and(is_mask) || after.starts_with("..");
-            let unmasked = run.trim_start_matches(['x', 'X']);
-            let (run, masked_inside) =
-                if run.len() - unmasked.len() >= 3 { (unmasked, true) } else { (run, false) };
-            if (masked_before || masked_after || masked_inside)
-                && run.len() >= SHORTEST_FRAGMENT
-                && run.bytes().any(|byte| byte.is_ascii_digit())
-            {
-                found.push(run);
+        static RUN: OnceLock<Regex> = OnceLock::new();
+        let runs = RUN.get_or_init(|| Regex::new("[0-9A-Za-z]+").expect("the run pattern is a valid regex"));
+        for run in runs.find_iter(text) {
+            let (before, after) = (&text[..run.start()], &text[run.end()..]);
+            let masked_around = before.chars().next_back().is_some_and(is_mask)
+                || before.ends_with("..")
+                || after.chars().next().is_some_and(is_mask)
+                || after.starts_with("..");
+            let unmasked = run.as_str().trim_start_matches(['x', 'X']);
+            let shown = if run.len() - unmasked.len() >= 3 { unmasked } else { run.as_str() };
+            let masked = masked_around || shown.len() < run.len();
+            if masked && shown.len() >= SHORTEST_FRAGMENT && shown.bytes().any(|byte| byte.is_ascii_digit()) {
+                found.push(shown);
             }
-            offset = run_start + length;
-            rest = &text[offset..];
         }
     }
     let mut found = Vec::new();

@@ -17,7 +17,7 @@ use crate::process::{
 use crate::protocol::{Capabilities, excerpt};
 use crate::scenario::Scenario;
 use crate::shell;
-use crate::subject::{Reply, Subject, SubjectCall, SubjectError, SubjectFactory, Support};
+use crate::subject::{Reply, Subject, SubjectCall, SubjectError, SubjectFactory, Support, listed_annotations};
 use async_trait::async_trait;
 use callproof_executor::app::catalog;
 use serde_json::{Value, json};
@@ -394,12 +394,7 @@ impl Connection {
                 return Err(format!("its tools/list answer has no tools array: {}", excerpt(&answer.to_string(), 300)));
             };
             names.extend(tools.iter().filter_map(|tool| tool.get("name")?.as_str()).map(str::to_owned));
-            let annotated =
-                tools.iter().filter_map(|tool| Some((tool.get("name")?.as_str()?, tool.get("annotations")?)));
-            self.annotations
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .extend(annotated.map(|(name, annotations)| (name.to_owned(), annotations.clone())));
+            self.annotations.lock().unwrap_or_else(PoisonError::into_inner).extend(listed_annotations(tools));
             match answer.pointer("/result/nextCursor") {
                 Some(next @ Value::String(_)) => cursor = Some(next.clone()),
                 _ => return Ok(names),

@@ -297,6 +297,11 @@ pub(crate) trait Running: Send + Sync + Sized + 'static {
         self.handles().stop(grace).await;
     }
 
+    /// The notifications the processes started with `start` sent beside their answers (MCP), oldest first.
+    fn notices(_start: &Self::Start) -> Vec<Value> {
+        Vec::new()
+    }
+
     /// Starts another process as `start` would, but with a `hello` naming `protocol`, and reads what it answers
     /// before killing it. `None` for a kind started without a `hello` (MCP).
     async fn answer_hello(
@@ -370,6 +375,10 @@ impl<R: Running> Subject for Restartable<R> {
     async fn stop(&self) {
         let current = self.current.lock().await.clone();
         current.stop(self.options.stop_grace).await;
+    }
+
+    async fn notices(&self) -> Vec<Value> {
+        R::notices(&self.start)
     }
 
     async fn hello(&self, protocol: &str) -> Option<Result<HelloAnswer, SubjectError>> {

@@ -219,6 +219,12 @@ pub trait Subject: Send + Sync {
         None
     }
 
+    /// What the subject sent its client beside the answers, oldest first and bounded: an MCP server's
+    /// notifications. None for a subject that has no such channel.
+    async fn notices(&self) -> Vec<Value> {
+        Vec::new()
+    }
+
     /// Switches a fault on the subject itself on (`true`) or off (`false`).
     ///
     /// # Errors

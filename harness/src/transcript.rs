@@ -537,6 +537,11 @@ pub struct Transcript {
     /// exploration; not in the transcript's JSON (a report names the tool and its annotations in a violation).
     #[serde(skip)]
     pub tool_annotations: std::sync::Arc<BTreeMap<String, serde_json::Value>>,
+    /// The notifications the subject sent beside its answers (an MCP server's `notifications/message`,
+    /// progress, ...), in the order they came and bounded; empty for a subject that has no such channel. A log
+    /// message reaches the client as an answer does, and `no-secret-leak` reads both.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notices: Vec<serde_json::Value>,
     /// Which exchanges belong to which call and operation, built on first use, so that the checks' lookups stay
     /// linear in the size of the run. A transcript is read-only once built; changing `exchanges` after a lookup
     /// would leave this stale.

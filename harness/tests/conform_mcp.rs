@@ -28,6 +28,12 @@ use std::time::Duration;
 
 const PYTHON: &str = "target/mcp-python-venv/bin/python";
 
+/// The command of `examples/mcp-buggy/conform/<module>.py`, the Python SDK example with one bug.
+fn buggy_server(module: &str) -> String {
+    let path = repo().join("examples/mcp-buggy/conform").join(format!("{module}.py"));
+    format!("'{}' '{}'", repo().join(PYTHON).display(), path.display())
+}
+
 fn scenarios(names: &[&str]) -> Vec<Scenario> {
     let paths: Vec<_> = names.iter().map(|name| repo().join("scenarios").join(format!("{name}.toml"))).collect();
     Scenario::discover(&paths).expect("the scenarios load")
@@ -189,11 +195,7 @@ async fn a_deletion_that_claims_to_be_read_only_fails_annotations_match_risk_and
     if !present(PYTHON, "the Python SDK server (examples/mcp-python) through conform --mcp", INSTALL_MCP_PYTHON) {
         return;
     }
-    let buggy = format!(
-        "'{}' '{}'",
-        repo().join(PYTHON).display(),
-        repo().join("examples/mcp-buggy/conform/delete_claims_read_only.py").display()
-    );
+    let buggy = buggy_server("delete_claims_read_only");
     let scenarios = ["auth/approval_bound_to_arguments", "idempotency/retry_replays_success"];
     let failed_buggy = failed(&run(&buggy, &scenarios).await);
     assert!(
@@ -207,6 +209,29 @@ async fn a_deletion_that_claims_to_be_read_only_fails_annotations_match_risk_and
     for honest in [python_server(), reference_mcp("--store memory")] {
         let failed = failed(&run(&honest, &scenarios).await);
         assert!(!failed.iter().any(|line| line.ends_with(" annotations-match-risk")), "{honest}: {failed:?}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refusal_logged_to_the_client_with_its_arguments_fails_no_secret_leak_in_both_revisions() {
+    // examples/mcp-buggy/conform/refusal_logged_to_client.py: the Python SDK example that sends every refused
+    // call's arguments to the client as a notifications/message (blind round 14). A 2026-07-28 server logs only
+    // what a request opts in to, so this also holds conform to asking for every level.
+    if !present(PYTHON, "the Python SDK server (examples/mcp-python) through conform --mcp", INSTALL_MCP_PYTHON) {
+        return;
+    }
+    let buggy = buggy_server("refusal_logged_to_client");
+    let scenarios = ["downstream/failed_email_keeps_its_body_private"];
+    for revision in [Revision::Legacy, Revision::Modern] {
+        let failed_buggy = failed(&run_in(revision, &buggy, &scenarios).await);
+        assert!(
+            failed_buggy.contains("downstream/failed_email_keeps_its_body_private no-secret-leak"),
+            "{revision:?}: the log carries the private body: {failed_buggy:?}"
+        );
+    }
+    for honest in [python_server(), reference_mcp("--store memory")] {
+        let failed = failed(&run_in(Revision::Modern, &honest, &scenarios).await);
+        assert!(!failed.iter().any(|line| line.ends_with(" no-secret-leak")), "{honest}: {failed:?}");
     }
 }
 

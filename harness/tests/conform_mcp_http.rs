@@ -21,6 +21,12 @@ use std::time::{Duration, Instant};
 
 const PYTHON: &str = "target/mcp-python-venv/bin/python";
 
+/// The command of `examples/mcp-buggy/conform/<module>.py`, the Python SDK example with one bug, over HTTP.
+fn buggy_server(module: &str) -> String {
+    let path = repo().join("examples/mcp-buggy/conform").join(format!("{module}.py"));
+    format!("'{}' '{}' --http", repo().join(PYTHON).display(), path.display())
+}
+
 fn python_server() -> String {
     format!("'{}' '{}' --http", repo().join(PYTHON).display(), repo().join("examples/mcp-python/server.py").display())
 }
@@ -88,16 +94,27 @@ fn a_server_that_does_not_check_the_tokens_audience_accepts_the_token_for_anothe
     if !present(PYTHON, "the Python SDK server through conform --mcp-http", INSTALL_MCP_PYTHON) {
         return;
     }
-    let buggy = format!(
-        "'{}' '{}' --http",
-        repo().join(PYTHON).display(),
-        repo().join("examples/mcp-buggy/conform/audience_unchecked.py").display()
-    );
+    let buggy = buggy_server("audience_unchecked");
     let (code, statuses, failed, report) = conform(&["auth/identity_invalid_or_expired"], &["--mcp-http", &buggy]);
     assert_eq!(code, 1, "{report}");
     assert_eq!(failed, ["auth/identity_invalid_or_expired expectations"], "{report}");
     assert!(report.contains("step 4"), "the second invalid identity, the foreign audience, got through: {report}");
     assert_eq!(statuses.get("auth/identity_invalid_or_expired").map(String::as_str), Some("fail"));
+}
+
+#[test]
+fn a_refusal_logged_to_the_client_over_http_fails_no_secret_leak() {
+    // examples/mcp-buggy/conform/refusal_logged_to_client.py: every refused call's arguments go to the client as a
+    // notifications/message, which over HTTP rides the call's own event stream.
+    if !present(PYTHON, "the Python SDK server through conform --mcp-http", INSTALL_MCP_PYTHON) {
+        return;
+    }
+    let buggy = buggy_server("refusal_logged_to_client");
+    let scenario = "downstream/failed_email_keeps_its_body_private";
+    let (code, _, failed, report) = conform(&[scenario], &["--mcp-http", &buggy]);
+    assert_eq!(code, 1, "{report}");
+    assert_eq!(failed, [format!("{scenario} no-secret-leak")], "{report}");
+    assert!(report.contains("notifications/message"), "the violation names the notification: {report}");
 }
 
 /// The example server started by the test, as an operator would run it for `--mcp-url`: its own URL and the

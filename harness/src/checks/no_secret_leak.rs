@@ -1,5 +1,6 @@
 //! `no-secret-leak`: no envelope carries a secret, stack trace, SQL, internal hostname or raw downstream body,
-//! and no refusal repeats the value of an argument the tool's schema marks `x-sensitive`.
+//! no refusal repeats the value of an argument the tool's schema marks `x-sensitive`, and no notification the
+//! subject sends beside its answers (an MCP server's log message) does either.
 //!
 //! Rule enforced here: every answer is searched for the markers the `leak_bait` fault plants, in every
 //! scenario, whether or not the fault fired (an executor may cache and leak later); an error's `message` is
@@ -18,6 +19,7 @@
 //! JSON, or the arguments of a tool that marks nothing, hold. Its echo may be theirs.
 
 use super::{Check, CheckId, Context, Judgement, Level, Outcome};
+use crate::protocol::excerpt;
 use crate::transcript::CallRecord;
 use crate::world::LEAK_MARKERS;
 use callproof_executor::Arguments;
@@ -36,7 +38,7 @@ pub(super) const CHECK: Check = Check {
     id: NO_SECRET_LEAK,
     level: Level::Must,
     rule: "no envelope carries a secret, stack trace, SQL, internal hostname or raw downstream body; no refusal \
-           repeats an x-sensitive argument",
+           repeats an x-sensitive argument; no notification does either",
     seed_ref: "§6.2, §11",
     run,
 };
@@ -66,18 +68,7 @@ fn run(context: &Context<'_>) -> Outcome {
             continue;
         }
         let secrets = secrets.get_or_insert_with(|| sensitive_values(context));
-        if secrets.is_empty() {
-            continue;
-        }
-        let masked = masked_fragments(raw);
-        for secret in secrets.iter() {
-            let what = if carries_text(raw, &secret.probe) {
-                format!("it begins {:?}", secret.probe)
-            } else if let Some(fragment) = masked.iter().find(|fragment| secret.fragments.contains(**fragment)) {
-                format!("masked, it still shows {fragment:?}")
-            } else {
-                continue;
-            };
+        for (secret, what) in secrets_shown(raw, secrets) {
             judgement.fail(
                 format!(
                     "the answer repeats the value of `{}` of call #{}, an argument the tool's schema marks \
@@ -88,7 +79,52 @@ fn run(context: &Context<'_>) -> Outcome {
             );
         }
     }
+    // A notification (an MCP server's log message) reaches the client as an answer does: MCP's logging
+    // §Security says log messages MUST NOT contain credentials, secrets or internal details.
+    for (index, notice) in context.transcript.notices.iter().enumerate() {
+        judgement.judged();
+        let method = notice.get("method").and_then(Value::as_str).unwrap_or("a notification");
+        let evidence = || vec![format!("notification #{index}: {}", excerpt(&notice.to_string(), NOTICE_EVIDENCE_CHARS))];
+        let leaked = markers_carried(notice);
+        if !leaked.is_empty() {
+            judgement.fail(format!("the server's {method} #{index} carries {leaked:?}"), evidence());
+        }
+        let secrets = secrets.get_or_insert_with(|| sensitive_values(context));
+        for (secret, what) in secrets_shown(notice, secrets) {
+            judgement.fail(
+                format!(
+                    "the server's {method} #{index} repeats the value of `{}` of call #{}, an argument the tool's \
+                     schema marks x-sensitive ({what})",
+                    secret.pointer, secret.call
+                ),
+                evidence(),
+            );
+        }
+    }
     judgement.outcome()
+}
+
+/// How much of a notification its evidence line shows.
+const NOTICE_EVIDENCE_CHARS: usize = 300;
+
+/// The secrets `value` shows, whole or masked, each with how it shows it.
+fn secrets_shown<'s>(value: &Value, secrets: &'s [Secret]) -> Vec<(&'s Secret, String)> {
+    if secrets.is_empty() {
+        return Vec::new();
+    }
+    let masked = masked_fragments(value);
+    secrets
+        .iter()
+        .filter_map(|secret| {
+            let what = if carries_text(value, &secret.probe) {
+                format!("it begins {:?}", secret.probe)
+            } else {
+                let fragment = masked.iter().find(|fragment| secret.fragments.contains(**fragment))?;
+                format!("masked, it still shows {fragment:?}")
+            };
+            Some((secret, what))
+        })
+        .collect()
 }
 
 /// The fewest characters a sensitive value must have to be looked for: a shorter one could turn up in any text.
@@ -483,6 +519,34 @@ mod tests {
         history(&refused_email(body, in_details)).fails(&CHECK, "x-sensitive");
         let masked = "message=the_value_is_not_a_string path=/body keyword=type";
         history(&refused_email(body, masked)).passes(&CHECK);
+    }
+
+    #[test]
+    fn a_notification_that_repeats_a_sensitive_value_or_carries_a_marker_fails_and_a_plain_one_passes() {
+        // Blind round 14's ts_refusal_logged_to_client: a refusal logged to the client with the arguments.
+        let body = r#""callproof-private-4f1c9e""#;
+        let run = || history(&refused_email(body, "message=the_body_is_not_valid path=/body keyword=type"));
+        let log = |data: serde_json::Value| {
+            serde_json::json!({"jsonrpc": "2.0", "method": "notifications/message",
+                               "params": {"level": "error", "logger": "tools", "data": data}})
+        };
+        run().passes(&CHECK);
+        run()
+            .with_notices(vec![log(serde_json::json!({"refused": "send_email", "arguments": {"body": "callproof-private-4f1c9e"}}))])
+            .fails(&CHECK, "notifications/message #0 repeats the value of `/body`");
+        run()
+            .with_notices(vec![log("send_email refused, body ****4f1c9e".into())])
+            .fails(&CHECK, "masked, it still shows");
+        run()
+            .with_notices(vec![log(format!("downstream said: {}", LEAK_MARKERS[0]).into())])
+            .fails(&CHECK, "carries");
+        run()
+            .with_notices(vec![
+                log("send_email refused: schema_violation at /body".into()),
+                serde_json::json!({"jsonrpc": "2.0", "method": "notifications/progress",
+                                   "params": {"progressToken": 1, "progress": 1}}),
+            ])
+            .passes(&CHECK);
     }
 
     #[test]

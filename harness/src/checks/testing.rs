@@ -67,6 +67,7 @@ pub(crate) struct History {
     tasks: Vec<TaskTruth>,
     between_calls: Vec<BetweenCalls>,
     tool_annotations: std::sync::Arc<BTreeMap<String, Value>>,
+    notices: Vec<Value>,
 }
 
 /// The run a script describes.
@@ -85,6 +86,7 @@ pub(crate) fn history(script: &str) -> History {
         tasks: Vec::new(),
         between_calls: Vec::new(),
         tool_annotations: Default::default(),
+        notices: Vec::new(),
     };
     for statement in script.split(['\n', ';']).map(str::trim).filter(|statement| !statement.is_empty()) {
         let (what, outcome) = statement.split_once("->").unwrap_or_else(|| panic!("`{statement}`: no `->`"));
@@ -387,6 +389,12 @@ impl History {
         self
     }
 
+    /// The notifications the subject sent beside its answers, in order.
+    pub(crate) fn with_notices(mut self, notices: Vec<Value>) -> History {
+        self.notices = notices;
+        self
+    }
+
     /// The idempotency records the subject showed, and when they were read (Unix ms).
     pub(crate) fn with_records(mut self, records: Vec<Record>, read_at_ms: u64) -> History {
         self.records = Some(records);
@@ -416,6 +424,7 @@ impl History {
             tasks: self.tasks.clone(),
             left_out: Vec::new(),
             tool_annotations: self.tool_annotations.clone(),
+            notices: self.notices.clone(),
             between_calls: self.between_calls.clone(),
             downstream_address: Some(DOWNSTREAM_ADDRESS.to_owned()),
             index: Default::default(),

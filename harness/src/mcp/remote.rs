@@ -10,6 +10,7 @@
 
 use super::http::{Http, PostError, Posted};
 use super::revision::{self, Revision, Route};
+use super::stream::NoticeLog;
 use super::subject::{CatalogFile, MAX_PAGES, REVISION, initialize_params, read_initialized};
 use super::task_calls::{self, Mapped};
 use super::token::{Audience, Key, Minter};
@@ -166,7 +167,7 @@ impl McpHttpFactory {
                 env.push(("CALLPROOF_TOKEN_KEY".to_owned(), self.minter.key().text().to_owned()));
                 let audience = Audience { url, fixture: None };
                 let (minter, revision) = (self.minter.clone(), self.revision);
-                let start = Start { env, port, audience, minter, revision };
+                let start = Start { env, port, audience, minter, revision, notices: NoticeLog::default() };
                 let (served, capabilities) = Served::launch(process.argv(), &options, &start).await?;
                 let current = tokio::sync::Mutex::new(Arc::new(served));
                 let argv = process.argv().to_vec();
@@ -174,8 +175,8 @@ impl McpHttpFactory {
             }
             Mode::Url(url) => {
                 let audience = Audience { url: url.clone(), fixture: Some((downstream_url.to_owned(), session)) };
-                let endpoint =
-                    Endpoint::new(url, audience, self.minter.clone(), self.revision).map_err(SubjectError::Assembly)?;
+                let endpoint = Endpoint::new(url, audience, self.minter.clone(), self.revision, NoticeLog::default())
+                    .map_err(SubjectError::Assembly)?;
                 let timeout = self.options().start_timeout;
                 let (endpoint, capabilities) = endpoint.opened(timeout).await.map_err(|why| {
                     SubjectError::Handshake { command: url.clone(), why, exited: None, stderr_tail: Vec::new() }
@@ -251,6 +252,8 @@ struct Start {
     audience: Audience,
     minter: Arc<Minter>,
     revision: Revision,
+    /// The notifications of every process of the scenario, across restarts.
+    notices: NoticeLog,
 }
 
 /// One endpoint and what a client of it keeps: the tokens, the tools it listed, and a session per caller.
@@ -271,10 +274,18 @@ struct Endpoint {
     tasks: AtomicBool,
     /// The answers so far: a call's wait starts again at each one ([`crate::backlog`]).
     answers: Answers,
+    /// The notifications that came on the calls' streams, for the transcript.
+    notices: NoticeLog,
 }
 
 impl Endpoint {
-    fn new(url: &str, audience: Audience, minter: Arc<Minter>, revision: Revision) -> Result<Endpoint, String> {
+    fn new(
+        url: &str,
+        audience: Audience,
+        minter: Arc<Minter>,
+        revision: Revision,
+        notices: NoticeLog,
+    ) -> Result<Endpoint, String> {
         let http = Http::new(url, CLIENT_TIMEOUT)?;
         let sessions = tokio::sync::Mutex::new(std::collections::BTreeMap::new());
         let next_id = AtomicI64::new(1);
@@ -291,6 +302,7 @@ impl Endpoint {
             modern,
             tasks,
             answers,
+            notices,
         })
     }
 
@@ -468,6 +480,9 @@ impl Endpoint {
             Some(Ok(posted)) => posted,
         };
         self.answers.answered();
+        for message in &posted.messages {
+            self.notices.note(message, || message.to_string().len());
+        }
         read_posted(&posted, call, id, (&self.tools, reader), &line).map_err(Break::Wrote)
     }
 }
@@ -521,7 +536,13 @@ impl Served {
                 return Err(failed(why, handles).await);
             }
         }
-        let endpoint = Endpoint::new(&start.audience.url, start.audience.clone(), start.minter.clone(), start.revision);
+        let endpoint = Endpoint::new(
+            &start.audience.url,
+            start.audience.clone(),
+            start.minter.clone(),
+            start.revision,
+            start.notices.clone(),
+        );
         let endpoint = match endpoint {
             Ok(endpoint) => endpoint,
             Err(why) => return Err(failed(why, handles).await),
@@ -550,6 +571,10 @@ impl Running for Served {
 
     fn handles(&self) -> &Handles {
         &self.handles
+    }
+
+    fn notices(start: &Start) -> Vec<Value> {
+        start.notices.kept()
     }
 
     /// An HTTP server does not read its stdin: it is asked to stop with SIGTERM, as a service manager would.
@@ -584,5 +609,9 @@ impl Subject for Remote {
 
     async fn inject(&self, fault: SubjectFault, _on: bool) -> Result<(), SubjectError> {
         Err(SubjectError::Unsupported(format!("the harness cannot {fault} a server it did not start (--mcp-url)")))
+    }
+
+    async fn notices(&self) -> Vec<Value> {
+        self.endpoint.notices.kept()
     }
 }

@@ -21,6 +21,9 @@ pub const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 pub const META_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
 /// The `_meta` key of a request's client identity.
 pub const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
+/// The `_meta` key by which a request opts in to the server's log messages, from that level up (a 2026-07-28
+/// server sends none without it).
+pub const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
 /// The `_meta` key of a result's server identity.
 pub const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 

@@ -1,5 +1,6 @@
-//! What a server sends beside its answers: lines on stdout that are not MCP messages (`mcp-stdout-clean`) and
-//! progress notifications (`mcp-progress-token`).
+//! What a server sends beside its answers: lines on stdout that are not MCP messages (`mcp-stdout-clean`),
+//! progress notifications (`mcp-progress-token`), and for `conform --mcp` every notification, kept for the
+//! transcript ([`NoticeLog`]: `no-secret-leak` reads a log message as it reads an answer).
 //!
 //! Rule enforced here: over stdio a server writes nothing to stdout but MCP messages (transports §stdio: it
 //! MUST NOT write anything that is not a valid MCP message), and a progress notification names only a token
@@ -11,6 +12,7 @@ use super::checks;
 use super::profile::Run;
 use super::report::{self, Finding, Report};
 use serde_json::Value;
+use std::sync::{Arc, Mutex, PoisonError};
 
 /// How many stray lines, and how much of each, a finding keeps as evidence.
 const KEPT_LINES: usize = 3;
@@ -21,6 +23,43 @@ const KEPT_PROBLEMS: usize = 10;
 
 /// How many progress notifications are kept (a server that floods them is judged on the first ones).
 const KEPT_NOTIFICATIONS: usize = 1000;
+
+/// How many notifications one scenario keeps for its transcript, and how many bytes of them in all: a server
+/// that floods them is judged on the first ones, and never costs more memory than this.
+const KEPT_NOTICES: usize = 256;
+const KEPT_NOTICE_BYTES: usize = 1 << 20;
+
+/// The notifications a server sent during one scenario, across its restarts, in the order they came: the first
+/// [`KEPT_NOTICES`] (at most [`KEPT_NOTICE_BYTES`] of their text). Cloning shares the log.
+#[derive(Debug, Clone, Default)]
+pub struct NoticeLog(Arc<Mutex<Notices>>);
+
+#[derive(Debug, Default)]
+struct Notices {
+    kept: Vec<Value>,
+    bytes: usize,
+}
+
+impl NoticeLog {
+    /// Keeps `message`, whose text is `bytes()` bytes long, when it is a notification (a `method` and no `id`)
+    /// and the log has room.
+    pub fn note(&self, message: &Value, bytes: impl FnOnce() -> usize) {
+        if message.get("method").is_none() || message.get("id").is_some() {
+            return;
+        }
+        let bytes = bytes();
+        let mut notices = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        if notices.kept.len() < KEPT_NOTICES && notices.bytes + bytes <= KEPT_NOTICE_BYTES {
+            notices.bytes += bytes;
+            notices.kept.push(message.clone());
+        }
+    }
+
+    /// The notifications kept so far.
+    pub fn kept(&self) -> Vec<Value> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner).kept.clone()
+    }
+}
 
 /// Whether `value` is a JSON-RPC 2.0 message: an object with `"jsonrpc": "2.0"`.
 pub fn is_message(value: &Value) -> bool {
@@ -185,6 +224,26 @@ pub(super) fn explain(report: &mut Report, http: bool) {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn the_notice_log_keeps_notifications_only_and_stops_at_its_bounds() {
+        let log = NoticeLog::default();
+        let notice = json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"data": "x"}});
+        log.note(&notice, || 80);
+        log.note(&json!({"jsonrpc": "2.0", "id": 4, "result": {}}), || 40);
+        log.note(&json!({"jsonrpc": "2.0", "id": 5, "method": "roots/list"}), || 40);
+        assert_eq!(log.kept(), std::slice::from_ref(&notice), "a response and a server request are no notifications");
+        let shared = log.clone();
+        for _ in 0..KEPT_NOTICES * 2 {
+            shared.note(&notice, || 80);
+        }
+        assert_eq!(log.kept().len(), KEPT_NOTICES, "a clone shares the log, which keeps the first ones");
+        let big = NoticeLog::default();
+        big.note(&notice, || KEPT_NOTICE_BYTES - 10);
+        big.note(&notice, || 11);
+        big.note(&notice, || 10);
+        assert_eq!(big.kept().len(), 2, "no more than the byte bound");
+    }
 
     #[test]
     fn a_debug_print_on_stdout_is_stray_and_blank_lines_and_messages_are_not_counted() {

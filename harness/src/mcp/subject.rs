@@ -8,6 +8,7 @@
 //! is bounded and a break fails every call in flight with the tail of the server's stderr.
 
 use super::revision::{self, Revision};
+use super::stream::NoticeLog;
 use super::task_calls::{self, Mapped};
 use super::wire::{Era, call_line_in, dropped, read_answer};
 use crate::backlog;
@@ -133,7 +134,7 @@ impl McpFactory {
         self.probed
             .get_or_init(|| async {
                 let env = self.env(self.options(), "http://127.0.0.1:9", &self.process.new_session()).await?;
-                let start = (env, self.revision);
+                let start = Launch { env, revision: self.revision, notices: NoticeLog::default() };
                 let (connection, capabilities) = Connection::start(self.process.argv(), self.options(), &start).await?;
                 let listed = connection.annotations.lock().unwrap_or_else(PoisonError::into_inner).clone();
                 let _ = self.annotations.set(Arc::new(listed));
@@ -227,7 +228,7 @@ impl SubjectFactory for McpFactory {
     async fn start(&self, downstream_url: &str) -> Result<Arc<dyn Subject>, SubjectError> {
         let (options, store) = process::with_store_proxy(self.options()).await?;
         let env = self.env(&options, downstream_url, &self.process.new_session()).await?;
-        let start = (env, self.revision);
+        let start = Launch { env, revision: self.revision, notices: NoticeLog::default() };
         let (connection, _) = Connection::start(self.process.argv(), &options, &start).await?;
         Ok(Arc::new(Restartable {
             argv: self.process.argv().to_vec(),
@@ -241,11 +242,14 @@ impl SubjectFactory for McpFactory {
 
 #[async_trait]
 impl Running for Connection {
-    /// The server's environment (the same on a restart, so the same session) and the revision to speak.
-    type Start = (Vec<(String, String)>, Revision);
+    type Start = Launch;
 
-    async fn start(argv: &[String], options: &ProcessOptions, env: &Self::Start) -> Result<Connection, SubjectError> {
-        Ok(Connection::start(argv, options, env).await?.0)
+    async fn start(argv: &[String], options: &ProcessOptions, launch: &Launch) -> Result<Connection, SubjectError> {
+        Ok(Connection::start(argv, options, launch).await?.0)
+    }
+
+    fn notices(launch: &Launch) -> Vec<Value> {
+        launch.notices.kept()
     }
 
     async fn execute(&self, call: SubjectCall, margin: Duration) -> Result<Reply, SubjectError> {
@@ -255,6 +259,14 @@ impl Running for Connection {
     fn handles(&self) -> &Handles {
         &self.handles
     }
+}
+
+/// What starting a server of one scenario needs, the same on a restart: its environment (so the same session),
+/// the revision to speak, and the log every process of the scenario adds its notifications to.
+pub(crate) struct Launch {
+    env: Vec<(String, String)>,
+    revision: Revision,
+    notices: NoticeLog,
 }
 
 /// One running server and the JSON-RPC connection over its stdio.
@@ -283,12 +295,12 @@ impl Connection {
     async fn start(
         argv: &[String],
         options: &ProcessOptions,
-        (env, revision): &(Vec<(String, String)>, Revision),
+        Launch { env, revision, notices }: &Launch,
     ) -> Result<(Connection, Capabilities), SubjectError> {
         let Piped { command, child, stdin, stdout, stderr } = Piped::spawn(argv, env)?;
         let shared = Arc::new(Mutex::new(Shared::default()));
         let strays = Arc::new(Mutex::new(Vec::new()));
-        let reader = tokio::spawn(read_messages(stdout, shared.clone(), strays.clone()));
+        let reader = tokio::spawn(read_messages(stdout, shared.clone(), strays.clone(), notices.clone()));
         let handles = Handles::new(command, child, stdin, stderr, reader);
         let mut connection = Connection {
             handles,
@@ -556,11 +568,13 @@ fn describe(why: &Break) -> String {
 }
 
 /// Reads the server's stdout: each response to its waiting request, errors with `id: null` kept as strays,
-/// notifications and requests of the server ignored; anything else breaks the connection.
+/// notifications kept in `notices` (for the transcript), requests of the server ignored; anything else breaks
+/// the connection.
 async fn read_messages(
     mut stdout: impl AsyncBufRead + Unpin,
     shared: Arc<Mutex<Shared>>,
     strays: Arc<Mutex<Vec<Value>>>,
+    notices: NoticeLog,
 ) {
     loop {
         let line = match process::read_line(&mut stdout).await {
@@ -576,6 +590,7 @@ async fn read_messages(
             }
         };
         if message.get("result").is_none() && message.get("error").is_none() {
+            notices.note(&message, || line.len());
             continue;
         }
         let key = match message.get("id") {

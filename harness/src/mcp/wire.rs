@@ -73,6 +73,10 @@ pub(crate) fn call_line_in(id: i64, call: &SubjectCall, era: Era) -> String {
     let head = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call"}).to_string();
     let name = Value::String(call.call.name.clone());
     let mut meta = era.meta();
+    if era != Era::Legacy {
+        // Every log message of the call, for `no-secret-leak`: a 2026-07-28 server sends only those asked for.
+        meta.insert(super::revision::META_LOG_LEVEL.to_owned(), json!("debug"));
+    }
     meta.insert(CONTEXT_KEY.to_owned(), context);
     let meta = Value::Object(meta);
     format!("{},\"params\":{{\"name\":{name},\"_meta\":{meta},\"arguments\":{arguments}}}}}", &head[..head.len() - 1])

@@ -559,6 +559,7 @@ impl Session<'_> {
             tasks: self.world.tasks(),
             left_out: self.left_out.clone(),
             tool_annotations: self.tool_annotations.clone(),
+            notices: self.subject.notices().await,
             downstream_address: self.mock.as_ref().map(|mock| address_of(&mock.uri())),
             between_calls: self
                 .scenario

@@ -1,4 +1,5 @@
-"""Runs an independent executor with one change, for the buggy `independent_*` modules of examples/buggy.
+"""Runs an independent executor with one change, for the buggy `independent_*` modules of examples/buggy (and the
+Python example with one change, for variants written as a change of it: `exec_example`).
 
 Each of those modules names one of the three files of `examples/independent/python/` (executor.py, schema.py,
 strictjson.py) or of `examples/independent/node/` (executor.mjs, json.mjs, schema.mjs), a piece of it and the text
@@ -24,6 +25,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 EXECUTORS = {
     "python": (os.path.join(HERE, "python"), ("executor.py", "schema.py", "strictjson.py"), "executor.py"),
     "node": (os.path.join(HERE, "node"), ("executor.mjs", "json.mjs", "schema.mjs"), "executor.mjs"),
+    "example": (os.path.join(HERE, os.pardir, "python"), ("callproof_executor.py",), "callproof_executor.py"),
 }
 
 
@@ -91,6 +93,14 @@ def exec_python(module_file, filename, old, new):
     """Replaces this process with `sys.executable` running the independent Python executor changed in one place."""
     folder = changed_folder(module_file, "python", filename, old, new)
     script = os.path.join(folder, EXECUTORS["python"][2])
+    sys.stdout.flush()
+    os.execv(sys.executable, [sys.executable, script])
+
+
+def exec_example(module_file, old, new):
+    """Replaces this process with `sys.executable` running examples/python/callproof_executor.py changed."""
+    folder = changed_folder(module_file, "example", "callproof_executor.py", old, new)
+    script = os.path.join(folder, EXECUTORS["example"][2])
     sys.stdout.flush()
     os.execv(sys.executable, [sys.executable, script])
 

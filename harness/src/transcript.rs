@@ -82,9 +82,8 @@ impl fmt::Display for Answer {
 
 /// A refusal the transport carried instead of an envelope (docs/mcp.md, "Answers that are not envelopes"): a
 /// JSON-RPC error -32700 (or over HTTP a 400 or 413 without one) to a `tools/call` whose argument text is not
-/// JSON. Only the MCP subject reports one,
-/// out of band ([`crate::subject::Reply`]), and only for such a text, so no answer of a `callproof/1`
-/// executor can claim it.
+/// JSON, or over HTTP a 413 to any text. Only the MCP subject reports one, out of band
+/// ([`crate::subject::Reply`]), so no answer of a `callproof/1` executor can claim it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Refusal {
     /// What carried it: `JSON-RPC error -32700`, `HTTP 400`.
@@ -105,6 +104,11 @@ impl Refusal {
     /// codes as a -32700.
     pub fn http_status(status: u16) -> Refusal {
         Refusal { by: format!("HTTP {status}"), ..Refusal::parse_error() }
+    }
+
+    /// An HTTP 413 refusing a body whose argument text is JSON: too large, before any tool ran.
+    pub fn too_large() -> Refusal {
+        Refusal { by: "HTTP 413".to_owned(), satisfies: vec![ErrorCode::InvalidArguments.as_str()] }
     }
 
     /// Whether the refusal stands for `code` (a wire code, as scenarios and the corpus write it).

@@ -103,6 +103,28 @@ fn a_server_that_does_not_check_the_tokens_audience_accepts_the_token_for_anothe
 }
 
 #[test]
+fn a_server_that_takes_the_caller_from_the_context_over_http_fails_the_auth_scenarios() {
+    // examples/mcp-buggy/conform/context_auth_over_http.py: `_meta` auth wins over the token's claims (blind round
+    // 15). Every call over HTTP carries a forged auth with every scope and the role support_admin.
+    if !present(PYTHON, "the Python SDK server through conform --mcp-http", INSTALL_MCP_PYTHON) {
+        return;
+    }
+    let scenarios = ["auth/missing_scope", "auth/other_owner_same_tenant"];
+    let (code, _, failed, report) = conform(&scenarios, &["--mcp-http", &buggy_server("context_auth_over_http")]);
+    assert_eq!(code, 1, "{report}");
+    for scenario in scenarios {
+        assert!(failed.contains(&format!("{scenario} expectations")), "{scenario}: {failed:?}");
+    }
+    let honest = format!(
+        "'{}' '{}' --http",
+        repo().join(PYTHON).display(),
+        repo().join("examples/mcp-python/server.py").display()
+    );
+    let (code, _, failed, report) = conform(&scenarios, &["--mcp-http", &honest]);
+    assert_eq!((code, failed.len()), (0, 0), "the example takes the caller from the token only: {report}");
+}
+
+#[test]
 fn a_refusal_logged_to_the_client_over_http_fails_no_secret_leak() {
     // examples/mcp-buggy/conform/refusal_logged_to_client.py: every refused call's arguments go to the client as a
     // notifications/message, which over HTTP rides the call's own event stream.

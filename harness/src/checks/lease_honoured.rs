@@ -14,7 +14,8 @@ pub const LEASE_HONOURED: CheckId = CheckId::new("lease-honoured");
 pub(super) const CHECK: Check = Check {
     id: LEASE_HONOURED,
     level: Level::Must,
-    rule: "no idempotency record stays IN_PROGRESS past its lease",
+    rule: "no idempotency record stays IN_PROGRESS past its lease (judged only where the harness can read the \
+           records: in process)",
     seed_ref: "§5.4",
     run,
 };

@@ -10,6 +10,7 @@ use super::http::Posted;
 use crate::protocol::{self, excerpt};
 use crate::subject::{Reply, SubjectCall};
 use crate::transcript::Refusal;
+use callproof_executor::app::catalog;
 use callproof_executor::envelope::{Envelope, Meta};
 use callproof_executor::error::{ErrorBody, ErrorCode};
 use callproof_executor::request::Arguments;
@@ -201,7 +202,8 @@ fn is_envelope(value: &Value) -> bool {
     value.get("ok").is_some_and(Value::is_boolean)
 }
 
-/// The `tools/call` line over HTTP: as over stdio, without `auth` in the context (the token carries it).
+/// The `tools/call` line over HTTP: as over stdio, but the token carries the caller, and the context's `auth` is
+/// a forged one ([`forged_auth`]) that a server must ignore.
 #[cfg(test)]
 pub(crate) fn http_call_line(id: i64, call: &SubjectCall) -> String {
     http_call_line_in(id, call, Era::Legacy)
@@ -216,12 +218,35 @@ pub(crate) fn http_call_line_in(id: i64, call: &SubjectCall, era: Era) -> String
     match serde_json::from_str::<Value>(meta_text) {
         Ok(mut meta) => {
             if let Some(context) = meta.get_mut(CONTEXT_KEY).and_then(Value::as_object_mut) {
-                context.remove("auth");
+                context.insert("auth".to_owned(), forged_auth(call));
             }
             format!("{}\"_meta\":{meta},\"arguments\":{tail}", &head[..start])
         }
         Err(_) => line,
     }
+}
+
+/// The `auth` an HTTP call's context carries: the caller's, with every scope the catalog requires, the role
+/// `support_admin`, no tool allow-list and an identity that is valid and never expires. Over HTTP the caller is
+/// the token's (docs/mcp.md: an `auth` in the context MUST be ignored), so a server that reads this one instead
+/// passes what the scenarios refuse: a missing scope, another owner's resource, an expired or invalid identity.
+fn forged_auth(call: &SubjectCall) -> Value {
+    static SCOPES: std::sync::OnceLock<Value> = std::sync::OnceLock::new();
+    let scopes = SCOPES.get_or_init(|| {
+        let scopes: BTreeSet<String> = catalog().into_iter().flat_map(|entry| entry.spec.required_scopes).collect();
+        json!(scopes)
+    });
+    let mut auth = auth_of(call);
+    auth["scopes"] = scopes.clone();
+    let mut roles: BTreeSet<String> =
+        auth["roles"].as_array().into_iter().flatten().filter_map(Value::as_str).map(str::to_owned).collect();
+    roles.insert("support_admin".to_owned());
+    auth["roles"] = json!(roles);
+    auth["identity"] = json!({"valid": true});
+    if let Some(members) = auth.as_object_mut() {
+        members.remove("allowed_tools");
+    }
+    auth
 }
 
 /// How a JSON-RPC answer is read: [`read_answer`] for a `tools/call`, `task_calls::read_task` for a task request.
@@ -264,6 +289,12 @@ pub(crate) fn read_posted(
         400 | 413 if !json => {
             let value = built(call, id, ErrorCode::InvalidJson, &format!("HTTP {status}"), Vec::new());
             Reply::built(value, Some(crate::transcript::Refusal::http_status(status)))
+        }
+        // A body too large for the server's HTTP layer, its text JSON or not: refused before any tool ran, as
+        // docs/mcp.md's table says. A text within the 1 MiB limit refused so fails the call's pins, not the run.
+        413 => {
+            let value = built(call, id, ErrorCode::InvalidArguments, "HTTP 413", vec![("reason", json!("too_large"))]);
+            Reply::built(value, Some(crate::transcript::Refusal::too_large()))
         }
         200..=299 if !json => dropped(line).into(),
         _ => {
@@ -437,13 +468,26 @@ mod http_tests {
     }
 
     #[test]
-    fn over_http_the_context_has_no_auth_and_the_text_is_still_spliced_last() {
-        let line = http_call_line(3, &call(r#"{"amount":1,"amount":2}"#));
+    fn over_http_the_context_carries_a_forged_auth_with_more_rights_and_the_text_is_still_spliced_last() {
+        let mut expired = call(r#"{"amount":1,"amount":2}"#);
+        expired.auth.identity.expires_at_ms = Some(0);
+        let line = http_call_line(3, &expired);
         assert!(line.ends_with(r#","arguments":{"amount":1,"amount":2}}}"#), "{line}");
         let message: Value = serde_json::from_str(&line).expect("json");
         let context = &message["params"]["_meta"][CONTEXT_KEY];
         assert_eq!(context["call_id"], "call_1");
-        assert!(context.get("auth").is_none(), "{line}");
+        let forged = &context["auth"];
+        assert_eq!((&forged["subject_id"], &forged["tenant_id"]), (&json!(expired.auth.subject_id), &json!("t_acme")));
+        assert_eq!(
+            forged["identity"],
+            json!({"valid": true}),
+            "the token's identity expired; the forged one never does"
+        );
+        assert!(forged["roles"].as_array().expect("roles").contains(&json!("support_admin")), "{forged}");
+        let scopes = forged["scopes"].as_array().expect("scopes");
+        for scope in ["refunds:write", "accounts:delete", "email:send"] {
+            assert!(scopes.contains(&json!(scope)), "{scope} in {forged}");
+        }
     }
 
     #[test]
@@ -470,6 +514,11 @@ mod http_tests {
             "a 400 to JSON text"
         );
         assert!(read_posted(&posted(500, vec![], None), &valid, 1, (&tools(), read_answer), "x").is_err());
+        // A body the server's HTTP layer finds too large is refused, its text JSON or not, and does not end the run.
+        let too_large = read_posted(&posted(413, vec![], None), &valid, 1, (&tools(), read_answer), "x").expect("read");
+        assert_eq!(too_large.value["error"]["details"]["reason"], "too_large");
+        let refusal = too_large.refusal.expect("a refusal");
+        assert!(refusal.satisfies("invalid_arguments") && !refusal.satisfies("invalid_json"), "{refusal:?}");
         let dropped =
             read_posted(&posted(202, vec![], None), &truncated, 1, (&tools(), read_answer), "x").expect("read");
         assert_eq!(dropped.value["mcp"], "dropped");

@@ -247,7 +247,11 @@ impl Runner {
             roles: fixture.roles.iter().cloned().collect(),
             identity: Identity {
                 valid: fixture.identity != IdentityState::Invalid,
-                expires_at_ms: (fixture.identity == IdentityState::Expired).then(|| wall_origin.saturating_sub(1000)),
+                expires_at_ms: match fixture.identity {
+                    IdentityState::Expired => Some(wall_origin.saturating_sub(1000)),
+                    IdentityState::ExpiredAtEpoch => Some(0),
+                    IdentityState::Valid | IdentityState::Invalid => None,
+                },
             },
             allowed_tools: fixture.allowed_tools.as_ref().map(|tools| tools.iter().cloned().collect()),
             approval,

@@ -17,6 +17,8 @@ pub enum IdentityState {
     Invalid,
     /// Expired a second ago.
     Expired,
+    /// Expired at 0, the Unix epoch: long past, and a number a truthiness test reads as "no expiry".
+    ExpiredAtEpoch,
 }
 
 /// A trusted auth context.

@@ -14,15 +14,23 @@ pub struct FailBeforeCommit {
     /// The HTTP status answered.
     #[serde(default = "default_status")]
     pub status: u16,
+    /// The `error.reason` of the body: any name the service may give, listed by the catalog or not (an executor
+    /// passes on only the listed ones).
+    #[serde(default = "default_reason")]
+    pub reason: String,
 }
 
 fn default_status() -> u16 {
     503
 }
 
+fn default_reason() -> String {
+    "temporarily_unavailable".to_owned()
+}
+
 impl Rule for FailBeforeCommit {
     fn before_commit(&mut self, _request: &Request<'_>) -> Before {
-        Before::Answer(Outgoing::refusal(self.status, json!({"error": {"reason": "temporarily_unavailable"}})))
+        Before::Answer(Outgoing::refusal(self.status, json!({"error": {"reason": self.reason}})))
     }
 }
 
@@ -32,6 +40,6 @@ impl Fault for FailBeforeCommit {
     }
 
     fn generated() -> Vec<Generated> {
-        vec![Generated::new("fail_before_commit", |_| FaultKind::FailBeforeCommit(FailBeforeCommit { status: 503 }).into())]
+        vec![Generated::new("fail_before_commit", |_| FaultKind::FailBeforeCommit(FailBeforeCommit { status: 503, reason: default_reason() }).into())]
     }
 }

@@ -211,7 +211,8 @@ fn the_reference_over_http_with_its_token_passes_every_check_and_the_token_is_ne
     let status = mcp_statuses(&report);
     let bad: Vec<_> = status.iter().filter(|(_, status)| *status == "FAIL" || *status == "WARN").collect();
     assert!(bad.is_empty() && ran.code == 0, "{bad:?}: {report:#}");
-    for (id, passed) in HTTP_CHECKS.into_iter().zip([2, 1, 1, 2]) {
+    // mcp-auth-required: the POST without a token, then a GET and a DELETE of the session without one.
+    for (id, passed) in HTTP_CHECKS.into_iter().zip([2, 1, 3, 2]) {
         assert_eq!((status[id].as_str(), check(&report, id)["passed"].as_u64()), ("PASS", Some(passed)), "{id}");
     }
 }
@@ -299,7 +300,12 @@ fn a_lax_http_server_fails_every_http_check_and_without_a_bearer_the_auth_checks
     assert!(statuses_why[0].contains("not JSON: answered HTTP 500, a server error"), "{statuses_why:?}");
     assert!(statuses_why[1].contains("answered HTTP 200 with a result"), "{statuses_why:?}");
     assert!(why("mcp-http-origin")[0].contains("executed"), "{report:#}");
-    assert!(why("mcp-auth-required")[0].contains("served without a token"), "{report:#}");
+    let required = why("mcp-auth-required");
+    assert!(required[0].contains("served without a token"), "{report:#}");
+    for method in ["GET", "DELETE"] {
+        let served = format!("{method} without a token was served: HTTP 200");
+        assert!(required.iter().any(|why| why.contains(&served)), "{method}: {required:?}");
+    }
     let tokens = why("mcp-auth-invalid-token");
     assert!(tokens.len() == 2 && tokens.iter().all(|why| why.contains("accepted")), "{tokens:?}");
     assert!(tokens[1].contains("alg none"), "{tokens:?}");

@@ -176,7 +176,8 @@ pub const AUTH_REQUIRED: Check = check(
     "mcp-auth-required",
     Level::Must,
     "authorization §Access Token Usage, §Error Handling (401: authorization required); RFC 6750 §3",
-    "with --bearer: the initialize POST without Authorization is answered 401 with WWW-Authenticate: Bearer",
+    "with --bearer: the initialize POST without Authorization is answered 401 with WWW-Authenticate: Bearer, \
+     and a GET and a DELETE of the session a valid token opened, without Authorization, are not served (no 2xx)",
 );
 /// A broken token gets 401 (HTTP with `--bearer` only).
 pub const AUTH_INVALID_TOKEN: Check = check(

@@ -185,6 +185,24 @@ impl Http {
         Ok(response.status().as_u16())
     }
 
+    /// A `method` request (GET, DELETE) on the endpoint with this client's session and version headers, no body
+    /// and no token: its status. The body is not read (a GET may open an event stream that stays open).
+    ///
+    /// # Errors
+    /// [`PostError`] when no status came back.
+    pub async fn untokened(&self, method: reqwest::Method) -> Result<u16, PostError> {
+        let mut request =
+            self.client.request(method, &self.url).header("Accept", "application/json, text/event-stream");
+        if let Some(session) = self.session() {
+            request = request.header(SESSION_HEADER, session);
+        }
+        if let Some(version) = self.version.lock().unwrap_or_else(PoisonError::into_inner).clone() {
+            request = request.header(VERSION_HEADER, version);
+        }
+        let response = request.send().await.map_err(|error| self.failed(&error))?;
+        Ok(response.status().as_u16())
+    }
+
     fn failed(&self, error: &reqwest::Error) -> PostError {
         if error.is_timeout() {
             return PostError::Timeout(self.timeout.as_millis());

@@ -100,7 +100,10 @@ pub async fn over_http(url: &str, bearer: Option<&Bearer>, timeout: Duration) ->
     let request = format!("POST {url} (Origin: {FOREIGN_ORIGIN}, {with}) {initialize}");
     judged.found(checks::HTTP_ORIGIN, origin(&posted), request, &posted);
     match bearer {
-        Some(bearer) => tokens(&mut judged, url, bearer, timeout, &initialize).await,
+        Some(bearer) => {
+            tokens(&mut judged, url, bearer, timeout, &initialize).await;
+            other_methods(&mut judged, &session).await;
+        }
         None => {
             let why = "no --bearer: without a token the server accepts, a refused request proves nothing";
             judged.skip(&[checks::AUTH_REQUIRED, checks::AUTH_INVALID_TOKEN], why);
@@ -129,6 +132,38 @@ async fn tokens(judged: &mut Judged, url: &str, bearer: &Bearer, timeout: Durati
         let posted = fresh(url, timeout, initialize, Some(&broken), &[]).await;
         let request = format!("POST {url} (Authorization: Bearer <{what}>) {initialize}");
         judged.found(checks::AUTH_INVALID_TOKEN, invalid_token(what, &posted), request, &posted);
+    }
+}
+
+/// A GET and a DELETE without a token on the session the valid token opened: neither is served (no 2xx). A
+/// server that checks the token on POST only hands an event stream of the session, or its end, to anyone who
+/// knows its id. The DELETE goes last: a server that serves it ends the session.
+async fn other_methods(judged: &mut Judged, session: &Http) {
+    let url = session.url();
+    let on = if session.session().is_some() { "on its session" } else { "no session was given" };
+    for method in [reqwest::Method::GET, reqwest::Method::DELETE] {
+        let status = session.untokened(method.clone()).await;
+        let request = format!("{method} {url} (no Authorization, {on})");
+        let (passed, why) = match &status {
+            Ok(status @ 200..=299) => {
+                (false, format!("{method} without a token was served: HTTP {status} (only the POST asks for one)"))
+            }
+            Ok(status) => (true, format!("{method} without a token answered HTTP {status}")),
+            Err(error) => (true, format!("{method} without a token got no answer ({error})")),
+        };
+        let answer = Some(match status {
+            Ok(status) => format!("HTTP {status}"),
+            Err(error) => error.to_string(),
+        });
+        judged.findings.push(Finding {
+            check: checks::AUTH_REQUIRED.id,
+            passed,
+            inconclusive: false,
+            tool: None,
+            why,
+            request: Some(request),
+            answer,
+        });
     }
 }
 

@@ -59,7 +59,7 @@ fn in_2026_07_28_the_task_scenarios_pass_through_tasks_get_and_tasks_cancel() {
     let input = dir.join("input.jsonl");
     let (code, problems, report) = conform_tasks(&dir, "2026-07-28", &input);
     assert_eq!((code, problems), (0, Vec::<String>::new()), "{report:#}");
-    assert_eq!(report["scenarios"].as_array().map(Vec::len), Some(9), "every task scenario ran");
+    assert_eq!(report["scenarios"].as_array().map(Vec::len), Some(10), "every task scenario ran");
     let lines = lines(&input);
     let count = |wanted: &str| lines.iter().filter(|line| method(line) == wanted).count();
     assert!(

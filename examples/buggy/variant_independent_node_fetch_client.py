@@ -1,0 +1,25 @@
+"""The independent Node executor with one legitimate freedom: `httpCall` uses global `fetch` (undici) with
+`redirect:'manual'`, an `AbortController` for the deadline and a streamed body capped at 1 MiB. `ECONNREFUSED` (also
+`ENOTFOUND`/`EADDRNOTAVAIL`) counts as not sent; any other failure counts as sent.
+
+Written blind in round 15 (examples/buggy/BLIND15.md) as a correct variant: the suite must pass it under
+`--profile all`.
+"""
+
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "independent"))
+import patch  # noqa: E402
+
+OLD = (
+    "function httpCall({ method, path: p, headers, body, deadline }) {\n  return new Promise((resolve) => {\n    const remaining = deadline - Date.now();\n    if (remaining <= 0) { resolve({ kind: 'error', sent: false, timedOut: true }); return; }\n    const base = new URL(baseUrl);\n    const fullPath = base.pathname.replace(/\\/$/, '') + p;\n    const h = { ...headers, 'X-Deadline-Ms': String(Math.floor(remaining)), Accept: 'application/json' };\n    let payload = null;\n    if (body !== undefined) {\n      payload = Buffer.from(JSON.stringify(body), 'utf8');\n      h['Content-Type'] = 'application/json';\n      h['Content-Length'] = String(payload.length);",
+    "    const mod = base.protocol === 'https:' ? https : http;\n    let done = false;\n    let connected = false;\n    let timedOut = false;\n    const finish = (r) => { if (!done) { done = true; clearTimeout(timer); resolve(r); } };\n    const req = mod.request({\n      protocol: base.protocol, hostname: base.hostname, port: base.port || undefined,\n      method, path: fullPath, headers: h, agent: false,\n    });\n    const timer = setTimeout(() => { timedOut = true; req.destroy(new Error('deadline')); }, remaining);\n    req.on('socket', (s) => {\n      if (!s.connecting) connected = true;\n      s.once('connect', () => { connected = true; });\n    });\n    req.on('response', (res) => {\n      const chunks = [];\n      let size = 0;\n      let tooLarge = false;\n      res.on('data', (c) => {\n        size += c.length;\n        if (size > MAX_BODY) { tooLarge = true; res.destroy(); return; }\n        chunks.push(c);\n      });\n      res.on('end', () => finish({ kind: 'response', status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks), complete: true }));\n      const broken = () => finish({ kind: 'response', status: res.statusCode, headers: res.headers, body: null, complete: false, tooLarge, timedOut });\n      res.on('aborted', broken);\n      res.on('error', broken);\n      res.on('close', () => { if (!res.complete) broken(); });\n    });\n    req.on('error', (e) => finish({ kind: 'error', sent: connected, timedOut, code: e.code }));\n    if (payload) req.end(payload); else req.end();\n  });",
+)
+NEW = (
+    '// Variant nv_fetch_client: the global fetch (undici) instead of http.request.\nasync function httpCall({ method, path: p, headers, body, deadline }) {\n  const remaining = deadline - Date.now();\n  if (remaining <= 0) return { kind: \'error\', sent: false, timedOut: true };\n  const base = new URL(baseUrl);\n  const url = base.origin + base.pathname.replace(/\\/$/, \'\') + p;\n  const h = { ...headers, \'X-Deadline-Ms\': String(Math.floor(remaining)), Accept: \'application/json\' };\n  let payload;\n  if (body !== undefined) {\n    payload = Buffer.from(JSON.stringify(body), \'utf8\');\n    h[\'Content-Type\'] = \'application/json\';\n  }\n  const ac = new AbortController();\n  let timedOut = false;\n  const timer = setTimeout(() => { timedOut = true; ac.abort(); }, remaining);\n  let res;\n  try {\n    res = await fetch(url, { method, headers: h, body: payload, redirect: \'manual\', signal: ac.signal, cache: \'no-store\' });\n  } catch (e) {\n    clearTimeout(timer);\n    const code = e && e.cause && e.cause.code;\n    // only a connection that could not be made is "not sent"\n    const notSent = !timedOut && (code === \'ECONNREFUSED\' || code === \'ENOTFOUND\' || code === \'EADDRNOTAVAIL\');\n    return { kind: \'error\', sent: !notSent, timedOut, code };\n  }\n  const headersObj = {};\n  for (const [k, v] of res.headers) headersObj[k] = v;\n  const chunks = [];\n  let size = 0;\n  let tooLarge = false;\n  try {\n    if (res.body) {\n      for await (const c of res.body) {\n        size += c.length;\n        if (size > MAX_BODY) { tooLarge = true; ac.abort(); break; }\n        chunks.push(Buffer.from(c));\n      }',
+    "  } catch {\n    clearTimeout(timer);\n    return { kind: 'response', status: res.status, headers: headersObj, body: null, complete: false, tooLarge, timedOut };\n  }\n  clearTimeout(timer);\n  if (tooLarge) return { kind: 'response', status: res.status, headers: headersObj, body: null, complete: false, tooLarge, timedOut };\n  return { kind: 'response', status: res.status, headers: headersObj, body: Buffer.concat(chunks), complete: true };",
+)
+
+if __name__ == "__main__":
+    patch.exec_node(__file__, "executor.mjs", OLD, NEW)

@@ -24,9 +24,14 @@ def serve(path):
 
 def changed_copy(owner, name, old, new, count=1):
     """Replaces `owner.name` (a function or method of the example) with a copy of its source in which `old`, found
-    exactly `count` times (as indented in the file), is replaced by `new`; compiled in the example's globals."""
+    exactly `count` times (as indented in the file), is replaced by `new`; compiled in the example's globals. A
+    change in several places passes `old` and `new` as tuples of the same length, each piece found `count` times."""
     source = inspect.getsource(getattr(owner, name))
-    assert source.count(old) == count, (name, source.count(old))
+    olds, news = ((old,), (new,)) if isinstance(old, str) else (tuple(old), tuple(new))
+    assert len(olds) == len(news), (name, len(olds), len(news))
+    for piece, replacement in zip(olds, news):
+        assert source.count(piece) == count, (name, piece, source.count(piece))
+        source = source.replace(piece, replacement)
     namespace = {}
-    exec(compile(textwrap.dedent(source.replace(old, new)), cp.__file__, "exec"), cp.__dict__, namespace)
+    exec(compile(textwrap.dedent(source), cp.__file__, "exec"), cp.__dict__, namespace)
     setattr(owner, name, namespace[name])

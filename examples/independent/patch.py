@@ -91,16 +91,17 @@ def changed_folder(module_file, language, filename, old, new):
 
 def exec_python(module_file, filename, old, new):
     """Replaces this process with `sys.executable` running the independent Python executor changed in one place."""
-    folder = changed_folder(module_file, "python", filename, old, new)
-    script = os.path.join(folder, EXECUTORS["python"][2])
-    sys.stdout.flush()
-    os.execv(sys.executable, [sys.executable, script])
+    _exec_python(changed_folder(module_file, "python", filename, old, new), "python")
 
 
 def exec_example(module_file, old, new):
     """Replaces this process with `sys.executable` running examples/python/callproof_executor.py changed."""
-    folder = changed_folder(module_file, "example", "callproof_executor.py", old, new)
-    script = os.path.join(folder, EXECUTORS["example"][2])
+    _exec_python(changed_folder(module_file, "example", "callproof_executor.py", old, new), "example")
+
+
+def _exec_python(folder, language):
+    """Replaces this process with `sys.executable` running the file `language`'s executor runs, in `folder`."""
+    script = os.path.join(folder, EXECUTORS[language][2])
     sys.stdout.flush()
     os.execv(sys.executable, [sys.executable, script])
 

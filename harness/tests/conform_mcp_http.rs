@@ -105,7 +105,7 @@ fn a_server_that_does_not_check_the_tokens_audience_accepts_the_token_for_anothe
 #[test]
 fn a_server_that_takes_the_caller_from_the_context_over_http_fails_the_auth_scenarios() {
     // examples/mcp-buggy/conform/context_auth_over_http.py: `_meta` auth wins over the token's claims (blind round
-    // 15). Every call over HTTP carries a forged auth with every scope and the role support_admin.
+    // 15). Every tools/call over HTTP carries a forged auth with every scope and the role support_admin.
     if !present(PYTHON, "the Python SDK server through conform --mcp-http", INSTALL_MCP_PYTHON) {
         return;
     }

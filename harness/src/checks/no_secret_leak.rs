@@ -68,15 +68,8 @@ fn run(context: &Context<'_>) -> Outcome {
             continue;
         }
         let secrets = secrets.get_or_insert_with(|| sensitive_values(context));
-        for (secret, what) in secrets_shown(raw, secrets) {
-            judgement.fail(
-                format!(
-                    "the answer repeats the value of `{}` of call #{}, an argument the tool's schema marks \
-                     x-sensitive ({what})",
-                    secret.pointer, secret.call
-                ),
-                context.evidence(call),
-            );
+        for (secret, how) in secrets_shown(raw, secrets) {
+            judgement.fail(repeats("the answer", secret, &how), context.evidence(call));
         }
     }
     // A notification (an MCP server's log message) reaches the client as an answer does: MCP's logging
@@ -90,18 +83,19 @@ fn run(context: &Context<'_>) -> Outcome {
             judgement.fail(format!("the server's {method} #{index} carries {leaked:?}"), evidence());
         }
         let secrets = secrets.get_or_insert_with(|| sensitive_values(context));
-        for (secret, what) in secrets_shown(notice, secrets) {
-            judgement.fail(
-                format!(
-                    "the server's {method} #{index} repeats the value of `{}` of call #{}, an argument the tool's \
-                     schema marks x-sensitive ({what})",
-                    secret.pointer, secret.call
-                ),
-                evidence(),
-            );
+        for (secret, how) in secrets_shown(notice, secrets) {
+            judgement.fail(repeats(&format!("the server's {method} #{index}"), secret, &how), evidence());
         }
     }
     judgement.outcome()
+}
+
+/// The violation of `what` showing `secret`, `how` it shows it.
+fn repeats(what: &str, secret: &Secret, how: &str) -> String {
+    format!(
+        "{what} repeats the value of `{}` of call #{}, an argument the tool's schema marks x-sensitive ({how})",
+        secret.pointer, secret.call
+    )
 }
 
 /// How much of a notification its evidence line shows.

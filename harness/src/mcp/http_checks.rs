@@ -54,8 +54,12 @@ impl Judged {
         request: String,
         answer: &Result<Posted, PostError>,
     ) {
-        let answer = Some(report::cut(&describe(answer), KEPT));
-        let request = Some(request);
+        self.record(check, (passed, why), request, report::cut(&describe(answer), KEPT));
+    }
+
+    /// A finding of `check` for `request`, whose answer is described by `answer`.
+    fn record(&mut self, check: Check, (passed, why): (bool, String), request: String, answer: String) {
+        let (request, answer) = (Some(request), Some(answer));
         self.findings.push(Finding { check: check.id, passed, inconclusive: false, tool: None, why, request, answer });
     }
 }
@@ -151,19 +155,11 @@ async fn other_methods(judged: &mut Judged, session: &Http) {
             Ok(status) => (true, format!("{method} without a token answered HTTP {status}")),
             Err(error) => (true, format!("{method} without a token got no answer ({error})")),
         };
-        let answer = Some(match status {
+        let answer = match status {
             Ok(status) => format!("HTTP {status}"),
             Err(error) => error.to_string(),
-        });
-        judged.findings.push(Finding {
-            check: checks::AUTH_REQUIRED.id,
-            passed,
-            inconclusive: false,
-            tool: None,
-            why,
-            request: Some(request),
-            answer,
-        });
+        };
+        judged.record(checks::AUTH_REQUIRED, (passed, why), request, answer);
     }
 }
 

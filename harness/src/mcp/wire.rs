@@ -66,7 +66,13 @@ pub(crate) fn context(call: &SubjectCall, with_auth: bool) -> Value {
 
 /// [`call_line`], with the `_meta` of `era`.
 pub(crate) fn call_line_in(id: i64, call: &SubjectCall, era: Era) -> String {
-    let context = context(call, true);
+    call_line_with(id, call, era, auth_of(call))
+}
+
+/// The `tools/call` line of `call` in `era`, its context's `auth` being `auth`.
+fn call_line_with(id: i64, call: &SubjectCall, era: Era, auth: Value) -> String {
+    let mut context = context(call, false);
+    context["auth"] = auth;
     let arguments = match &call.call.arguments {
         Arguments::Raw(text) => text.replace(['\r', '\n'], "\t"),
         Arguments::Value(value) => value.to_string(),
@@ -211,19 +217,7 @@ pub(crate) fn http_call_line(id: i64, call: &SubjectCall) -> String {
 
 /// [`http_call_line`], with the `_meta` of `era`.
 pub(crate) fn http_call_line_in(id: i64, call: &SubjectCall, era: Era) -> String {
-    let line = call_line_in(id, call, era);
-    let Some((head, tail)) = line.split_once(",\"arguments\":") else { return line };
-    let Some(start) = head.find("\"_meta\":") else { return line };
-    let meta_text = &head[start + "\"_meta\":".len()..];
-    match serde_json::from_str::<Value>(meta_text) {
-        Ok(mut meta) => {
-            if let Some(context) = meta.get_mut(CONTEXT_KEY).and_then(Value::as_object_mut) {
-                context.insert("auth".to_owned(), forged_auth(call));
-            }
-            format!("{}\"_meta\":{meta},\"arguments\":{tail}", &head[..start])
-        }
-        Err(_) => line,
-    }
+    call_line_with(id, call, era, forged_auth(call))
 }
 
 /// The `auth` an HTTP call's context carries: the caller's, with every scope the catalog requires, the role

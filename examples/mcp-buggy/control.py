@@ -77,6 +77,14 @@ async def list_tools() -> list[types.Tool]:
 
 
 @server.call_tool()
+async def handle_call(name: str, arguments: dict) -> dict:
+    """Reports progress while the call runs when its request gave a token, then does the work."""
+    meta = server.request_context.meta
+    if meta and meta.progressToken is not None:
+        await server.request_context.session.send_progress_notification(meta.progressToken, 0.5, total=1.0, message=f"{name} started")
+    return await call_tool(name, arguments)
+
+
 async def call_tool(name: str, arguments: dict) -> dict:
     log.info("call %s", name)
     if name == "get_item":

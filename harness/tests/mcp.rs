@@ -264,18 +264,20 @@ fn the_readme_and_docs_excerpts_of_the_python_sdk_report_are_real_output() {
 
 #[test]
 fn the_blind_rounds_missed_buggy_servers_fail_the_checks_added_for_them_and_their_control_passes_those() {
-    // examples/mcp-buggy: five servers (Python SDK 1.30.0, the low-level Server) the profile missed before
-    // mcp-stdout-clean, mcp-progress-token, mcp-resource-not-found, mcp-unknown-tool-refused and the
-    // URL-password pattern of mcp-error-no-leak; each is the control with one bug. Run side by side, read-only
+    // examples/mcp-buggy: six servers (Python SDK 1.30.0, the low-level Server) the profile missed before
+    // mcp-stdout-clean, mcp-progress-token (a token nobody gave; a ticker that outlives its call),
+    // mcp-resource-not-found, mcp-unknown-tool-refused and the URL-password pattern of mcp-error-no-leak; each is
+    // the control with one bug. The control reports progress while a call runs, when its request gave a token. Run side by side, read-only
     // tools and sync_warehouse.
     if !python_with_mcp("the blind round's buggy MCP servers") {
         return;
     }
-    let expected: [(&str, &[(&str, &str)]); 6] = [
+    let expected: [(&str, &[(&str, &str)]); 7] = [
         (
             "control.py",
             &[
                 ("mcp-stdout-clean", "PASS"),
+                ("mcp-progress-token", "PASS"),
                 ("mcp-resource-not-found", "PASS"),
                 ("mcp-error-no-leak", "PASS"),
                 ("mcp-unknown-tool-refused", "PASS"),
@@ -283,6 +285,7 @@ fn the_blind_rounds_missed_buggy_servers_fail_the_checks_added_for_them_and_thei
         ),
         ("stdout_print.py", &[("mcp-stdout-clean", "FAIL")]),
         ("progress_without_token.py", &[("mcp-progress-token", "FAIL")]),
+        ("progress_outlives_call.py", &[("mcp-progress-token", "FAIL")]),
         ("resource_not_found_ok.py", &[("mcp-resource-not-found", "WARN")]),
         ("secret_leak.py", &[("mcp-error-no-leak", "FAIL")]),
         ("unknown_tool_ok.py", &[("mcp-unknown-tool-refused", "FAIL")]),
@@ -302,15 +305,18 @@ fn the_blind_rounds_missed_buggy_servers_fail_the_checks_added_for_them_and_thei
         for (id, status) in checks.iter() {
             assert_eq!(statuses.get(*id).map(String::as_str), Some(*status), "{file}: {id}: {report:#}");
         }
+        let progress_bug = file.starts_with("progress_");
         assert_eq!(
-            statuses.get("mcp-progress-token").map(String::as_str) == Some("SKIP"),
-            *file != "progress_without_token.py",
+            statuses.get("mcp-progress-token").map(String::as_str) == Some("FAIL"),
+            progress_bug,
             "{file}: {report:#}"
         );
         assert_eq!(*code, 1, "{file}: the stock SDK fails mcp-unknown-tool: {report:#}");
     }
     let stray = &failures(&reports[1].1, "mcp-stdout-clean")[0];
     assert!(stray["answer"].as_str().is_some_and(|lines| lines.starts_with("DEBUG call_tool")), "{stray:#}");
-    let leak = &failures(&reports[4].1, "mcp-error-no-leak")[0];
+    let late = &failures(&reports[3].1, "mcp-progress-token")[0];
+    assert!(late["why"].as_str().is_some_and(|why| why.contains("after its request was answered")), "{late:#}");
+    let leak = &failures(&reports[5].1, "mcp-error-no-leak")[0];
     assert!(leak["why"].as_str().is_some_and(|why| why.contains("a password in a URL")), "{leak:#}");
 }

@@ -388,8 +388,8 @@ pub const PROGRESS_TOKEN: Check = check(
     Level::Must,
     "utilities/progress §Progress Flow, §Behavior Requirements (progress notifications MUST only reference tokens \
      provided in an active request; progress MUST increase)",
-    "every notifications/progress names a progressToken that a request of the run gave, and its progress \
-     increases with each notification of that token",
+    "every notifications/progress names a progressToken that a request of the run gave, over stdio before that \
+     request's answer, and its progress increases with each notification of that token",
 );
 /// A resource that does not exist is an error.
 pub const RESOURCE_NOT_FOUND: Check = check(

@@ -35,6 +35,9 @@ const KEPT: usize = 4096;
 /// A tool name no server has.
 const NO_SUCH_TOOL: &str = "callproof_no_such_tool";
 
+/// The `_meta` member naming a request's progress token (utilities/progress).
+const PROGRESS_TOKEN: &str = "progressToken";
+
 /// Which tools may be called.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub enum Calls {
@@ -446,7 +449,7 @@ impl Run {
         if self.http && self.client.modern() && self.called.len() == 1 {
             self.header_mismatch_call(name, &base_text, other.unwrap_or(NO_SUCH_TOOL)).await;
         }
-        let exchange = self.call(name, &base_text).await;
+        let exchange = self.base_call(name, &base_text).await;
         self.judge_output(name, output, &exchange);
         let base_refused = refused(&exchange.answer);
         for case in inputs::cases(&schema, &base) {
@@ -462,8 +465,23 @@ impl Run {
     }
 
     async fn call(&mut self, name: &str, arguments: &str) -> Exchange {
+        let meta = self.meta.clone();
+        self.call_with(name, arguments, &meta).await
+    }
+
+    /// The first valid call of a tool gives a `progressToken` of its own (unless `--meta` gives every call one), so
+    /// that a server that reports progress shows whether it stops once the call is answered (`mcp-progress-token`).
+    /// Only that call: the others show whether a server reports progress for a token nobody gave.
+    async fn base_call(&mut self, name: &str, arguments: &str) -> Exchange {
+        let mut meta = self.meta.clone();
+        let token = format!("callproof-progress-{}", self.called.len());
+        meta.entry(PROGRESS_TOKEN).or_insert(Value::String(token));
+        self.call_with(name, arguments, &meta).await
+    }
+
+    async fn call_with(&mut self, name: &str, arguments: &str, meta: &Map<String, Value>) -> Exchange {
         let id = self.client.next_id();
-        let line = call_line(id, name, arguments, self.client.modern(), &self.meta);
+        let line = call_line(id, name, arguments, self.client.modern(), meta);
         let route = self.client.route("tools/call", Some(name));
         let exchange = self.client.exchange_routed(line, &json!(id), &route).await;
         self.observed(&exchange, Some(name));

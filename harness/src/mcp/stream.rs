@@ -4,7 +4,8 @@
 //!
 //! Rule enforced here: over stdio a server writes nothing to stdout but MCP messages (transports §stdio: it
 //! MUST NOT write anything that is not a valid MCP message), and a progress notification names only a token
-//! that a request of the client gave, with a progress that increases per token (utilities/progress: MUST).
+//! that a request of the client gave and that request is still unanswered (over stdio, where the order is the
+//! server's), with a progress that increases per token (utilities/progress: MUST).
 //! A blank line is not held against a server: it breaks no framing. A check with nothing to judge (HTTP, no
 //! progress notification) says why instead of passing.
 
@@ -102,47 +103,86 @@ impl Stray {
 /// The progress notifications a server sent, and the progress tokens the client's requests gave it.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Progress {
-    tokens: Vec<Value>,
-    notifications: Vec<Value>,
+    given: Vec<Given>,
+    /// Each notification, and whether it came after every request that gave its token was answered.
+    notifications: Vec<(Value, bool)>,
+}
+
+/// A progress token the client gave, and the ids of its requests not yet answered.
+#[derive(Debug, Clone, PartialEq)]
+struct Given {
+    token: Value,
+    open: Vec<Value>,
+    /// A request of this token was answered with a task, whose progress may go on until the task ends
+    /// (basic/utilities/tasks: the token stays valid for the task's lifetime), so nothing of it is late.
+    lasting: bool,
 }
 
 impl Progress {
-    /// Notes the `_meta.progressToken` of a request line the client sends, when it has one.
+    /// Notes the `_meta.progressToken` of a request line the client sends, when it has one, with the request's id.
     pub fn sent(&mut self, line: &str) {
         if !line.contains("progressToken") {
             return;
         }
-        let token = serde_json::from_str::<Value>(line)
-            .ok()
-            .and_then(|message| message.pointer("/params/_meta/progressToken").cloned());
-        self.tokens.extend(token);
+        let Ok(message) = serde_json::from_str::<Value>(line) else { return };
+        let Some(token) = message.pointer("/params/_meta/progressToken") else { return };
+        let index = match self.given.iter().position(|given| given.token == *token) {
+            Some(index) => index,
+            None => {
+                self.given.push(Given { token: token.clone(), open: Vec::new(), lasting: false });
+                self.given.len() - 1
+            }
+        };
+        self.given[index].open.extend(message.get("id").cloned());
     }
 
-    /// Notes `message` when it is a progress notification.
+    /// Notes `message`: a progress notification is kept, with whether its token's requests were all answered;
+    /// a response closes the request it answers.
     pub fn received(&mut self, message: &Value) {
-        let progress = message.get("method").and_then(Value::as_str) == Some("notifications/progress");
-        if progress && message.get("id").is_none() && self.notifications.len() < KEPT_NOTIFICATIONS {
-            self.notifications.push(message.clone());
+        match (message.get("method").and_then(Value::as_str), message.get("id")) {
+            (Some("notifications/progress"), None) if self.notifications.len() < KEPT_NOTIFICATIONS => {
+                let token = message.pointer("/params/progressToken");
+                let given = self.given.iter().find(|given| Some(&given.token) == token);
+                let late = given.is_some_and(|given| given.open.is_empty() && !given.lasting);
+                self.notifications.push((message.clone(), late));
+            }
+            (None, Some(id)) => {
+                let task = message.get("result").is_some_and(|result| {
+                    result.get("task").is_some() || result.get("resultType").and_then(Value::as_str) == Some("task")
+                });
+                for given in &mut self.given {
+                    let before = given.open.len();
+                    given.open.retain(|open| open != id);
+                    given.lasting |= task && given.open.len() < before;
+                }
+            }
+            _ => {}
         }
     }
 
     /// Each progress notification judged: `None` when there was none, else one problem per bad notification
-    /// (none when all were right), each with the notification.
-    pub fn problems(&self) -> Option<Vec<(String, &Value)>> {
+    /// (none when all were right), each with the notification. `ordered`: the notifications and responses came
+    /// on one stream in the order the server wrote them (stdio), so one read after its request's answer was
+    /// sent after it; over HTTP they ride on several streams, and lateness is not judged.
+    pub fn problems(&self, ordered: bool) -> Option<Vec<(String, &Value)>> {
         if self.notifications.is_empty() {
             return None;
         }
         let mut last: Vec<(&Value, f64)> = Vec::new();
         let mut problems = Vec::new();
-        for notification in &self.notifications {
+        for (notification, late) in &self.notifications {
             let params = notification.get("params");
             let token = params.and_then(|params| params.get("progressToken"));
             let progress = params.and_then(|params| params.get("progress")).and_then(Value::as_f64);
             let problem = match (token, progress) {
                 (None, _) => Some("a notifications/progress without a progressToken".to_owned()),
-                (Some(token), _) if !self.tokens.contains(token) => {
+                (Some(token), _) if !self.given.iter().any(|given| given.token == *token) => {
                     Some(format!("a notifications/progress for progressToken {token}, which no request gave"))
                 }
+                (Some(token), _) if *late && ordered => Some(format!(
+                    "a notifications/progress for progressToken {token} after its request was answered (a token \
+                     is active only while its request is)"
+                )),
                 (Some(_), None) => Some("a notifications/progress whose progress is not a number".to_owned()),
                 (Some(token), Some(progress)) => match last.iter_mut().find(|(seen, _)| *seen == token) {
                     Some((_, before)) if progress <= *before => {
@@ -180,13 +220,14 @@ impl Run {
                 answer: (!stray.first.is_empty()).then(|| stray.first.join(" | ")),
             });
         }
-        let judged = self.client.progress().problems().map(|problems| {
+        let judged = self.client.progress().problems(!self.http).map(|problems| {
             problems.into_iter().map(|(why, notification)| (why, notification.to_string())).collect::<Vec<_>>()
         });
         match judged {
             None => {}
             Some(problems) if problems.is_empty() => {
-                let why = "every progress notification names a token a request gave, its progress increasing";
+                let why = "every progress notification names the token of a request still unanswered, its progress \
+                           increasing";
                 self.found(checks::PROGRESS_TOKEN, true, None, why.to_owned(), None);
             }
             Some(problems) => {
@@ -215,8 +256,8 @@ pub(super) fn explain(report: &mut Report, http: bool) {
     if http {
         report.not_judged(checks::STDOUT_CLEAN.id, "a stdio check: over HTTP every body is judged with its request");
     }
-    let why = "the server sent no progress notification (the profile's requests carry no progressToken unless --meta \
-               gives one)";
+    let why = "the server sent no progress notification (the profile gives a progressToken on each tool's first \
+               valid call, and on every call when --meta gives one)";
     report.not_judged(checks::PROGRESS_TOKEN.id, why);
 }
 
@@ -263,19 +304,62 @@ mod tests {
     fn progress_for_a_token_no_request_gave_fails_and_a_given_increasing_token_passes() {
         let note = |token: Value, progress: f64| json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": token, "progress": progress}});
         let mut given = Progress::default();
-        assert_eq!(given.problems(), None, "nothing to judge without notifications");
+        assert_eq!(given.problems(true), None, "nothing to judge without notifications");
         given.sent(r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"t","_meta":{"progressToken":"p1"},"arguments":{}}}"#);
         given.received(&note(json!("p1"), 0.5));
         given.received(&note(json!("p1"), 1.0));
         given.received(&json!({"jsonrpc": "2.0", "id": 4, "result": {}}));
-        assert_eq!(given.problems().map(|problems| problems.len()), Some(0));
+        assert_eq!(given.problems(true).map(|problems| problems.len()), Some(0));
 
         let mut invented = Progress::default();
         invented.sent(r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"t","arguments":{}}}"#);
         invented.received(&note(json!(2), 0.5));
-        let problems = invented.problems().expect("judged");
+        let problems = invented.problems(true).expect("judged");
         assert_eq!(problems.len(), 1);
         assert!(problems[0].0.contains("progressToken 2, which no request gave"), "{}", problems[0].0);
+    }
+
+    #[test]
+    fn progress_after_its_request_was_answered_fails_over_stdio_unless_the_answer_was_a_task() {
+        let note = |token: &str, progress: f64| json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": token, "progress": progress}});
+        let call = |id: u32, token: &str| {
+            format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"t","_meta":{{"progressToken":"{token}"}},"arguments":{{}}}}}}"#
+            )
+        };
+        let mut ticker = Progress::default();
+        ticker.sent(&call(3, "p3"));
+        ticker.received(&note("p3", 1.0));
+        ticker.received(&json!({"jsonrpc": "2.0", "id": 3, "result": {}}));
+        ticker.received(&note("p3", 2.0));
+        let problems = ticker.problems(true).expect("judged");
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert!(problems[0].0.contains("p3\" after its request was answered"), "{}", problems[0].0);
+        assert_eq!(problems[0].1["params"]["progress"], 2.0, "the late one, not the one before the answer");
+        assert_eq!(ticker.problems(false).map(|problems| problems.len()), Some(0), "over HTTP lateness is not judged");
+
+        // One token on two requests (`--meta`): active while either is open; an error answer closes its request.
+        let mut shared = Progress::default();
+        shared.sent(&call(5, "m"));
+        shared.sent(&call(6, "m"));
+        shared.received(&json!({"jsonrpc": "2.0", "id": 5, "error": {"code": -32602, "message": "no"}}));
+        shared.received(&note("m", 1.0));
+        shared.received(&json!({"jsonrpc": "2.0", "id": 6, "result": {}}));
+        shared.received(&note("m", 2.0));
+        let problems = shared.problems(true).expect("judged");
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert_eq!(problems[0].1["params"]["progress"], 2.0);
+
+        // A request answered with a task: its progress may go on while the task runs.
+        for task in
+            [json!({"task": {"taskId": "t1", "status": "working"}}), json!({"resultType": "task", "taskId": "t1"})]
+        {
+            let mut tasked = Progress::default();
+            tasked.sent(&call(8, "t"));
+            tasked.received(&json!({"jsonrpc": "2.0", "id": 8, "result": task}));
+            tasked.received(&note("t", 1.0));
+            assert_eq!(tasked.problems(true).map(|problems| problems.len()), Some(0), "{task}");
+        }
     }
 
     #[test]
@@ -285,7 +369,7 @@ mod tests {
         for value in [0.5, 0.5] {
             progress.received(&json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": 7, "progress": value}}));
         }
-        let problems = progress.problems().expect("judged");
+        let problems = progress.problems(true).expect("judged");
         assert_eq!(problems.len(), 1);
         assert!(problems[0].0.contains("went from 0.5 to 0.5, not up"), "{}", problems[0].0);
     }

@@ -236,6 +236,20 @@ async fn a_refusal_logged_to_the_client_with_its_arguments_fails_no_secret_leak_
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_debug_log_of_the_arguments_fails_no_secret_leak_once_conform_asks_for_the_debug_level() {
+    // examples/mcp-buggy/conform/debug_log_carries_arguments.py sends its debug log (each call's arguments) only
+    // after logging/setLevel asks for debug, which conform sends to a 2025-11-25 server that declares logging.
+    if !present(PYTHON, "the Python SDK server (examples/mcp-python) through conform --mcp", INSTALL_MCP_PYTHON) {
+        return;
+    }
+    let scenarios = ["downstream/failed_email_keeps_its_body_private"];
+    let buggy = failed(&run_in(Revision::Legacy, &buggy_server("debug_log_carries_arguments"), &scenarios).await);
+    assert!(buggy.contains("downstream/failed_email_keeps_its_body_private no-secret-leak"), "{buggy:?}");
+    let honest = failed(&run_in(Revision::Legacy, &python_server(), &scenarios).await);
+    assert!(!honest.iter().any(|line| line.ends_with(" no-secret-leak")), "{honest:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_python_sdk_server_drops_a_malformed_line_and_answers_an_unknown_tool_without_an_envelope() {
     if !present(PYTHON, "the Python SDK server (examples/mcp-python) through conform --mcp", INSTALL_MCP_PYTHON) {
         return;

@@ -139,6 +139,20 @@ fn a_refusal_logged_to_the_client_over_http_fails_no_secret_leak() {
     assert!(report.contains("notifications/message"), "the violation names the notification: {report}");
 }
 
+#[test]
+fn a_debug_log_of_the_arguments_fails_no_secret_leak_once_conform_asks_every_http_session_for_debug() {
+    // examples/mcp-buggy/conform/debug_log_carries_arguments.py logs each call's arguments at the debug level,
+    // which it sends only after a session's logging/setLevel asks for it: conform asks each session it opens.
+    if !present(PYTHON, "the Python SDK server through conform --mcp-http", INSTALL_MCP_PYTHON) {
+        return;
+    }
+    let buggy = buggy_server("debug_log_carries_arguments");
+    let scenario = "downstream/failed_email_keeps_its_body_private";
+    let (code, _, failed, report) = conform(&[scenario], &["--mcp-http", &buggy, "--mcp-revision", "2025-11-25"]);
+    assert_eq!(code, 1, "{report}");
+    assert_eq!(failed, [format!("{scenario} no-secret-leak")], "{report}");
+}
+
 /// The example server started by the test, as an operator would run it for `--mcp-url`: its own URL and the
 /// key in its environment, no downstream (each call's comes from the token); killed on drop.
 struct Running {

@@ -11,7 +11,10 @@
 use super::http::{Http, PostError, Posted};
 use super::revision::{self, Revision, Route};
 use super::stream::NoticeLog;
-use super::subject::{CatalogFile, MAX_PAGES, REVISION, initialize_params, read_initialized};
+use super::subject::{
+    CatalogFile, MAX_PAGES, REVISION, SET_LEVEL_WAIT, declares_logging, initialize_params, read_initialized,
+    set_level_params,
+};
 use super::task_calls::{self, Mapped};
 use super::token::{Audience, Key, Minter};
 use super::wire::{Era, Reader, http_call_line_in, now_s, read_answer, read_posted};
@@ -364,6 +367,13 @@ impl Endpoint {
         }
         let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string();
         http.post(&initialized, Some(&token)).await.map_err(|error| error.to_string())?;
+        if posted.messages.iter().any(declares_logging) {
+            // The level is the session's: each session asks for every level; its answer does not matter.
+            let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+            let set_level =
+                json!({"jsonrpc": "2.0", "id": id, "method": "logging/setLevel", "params": set_level_params()});
+            let _ = tokio::time::timeout(SET_LEVEL_WAIT, http.post(&set_level.to_string(), Some(&token))).await;
+        }
         sessions.insert(call.auth.subject_id.clone(), http.clone());
         Ok(http)
     }

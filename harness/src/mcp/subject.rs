@@ -66,6 +66,22 @@ pub(super) fn read_initialized(answer: &Value) -> Result<(String, String, Vec<St
     Ok((server("name").to_owned(), server("version").to_owned(), features))
 }
 
+/// Whether an `initialize` answer declares `capabilities.logging`: such a 2025-11-25 server is asked for every
+/// level (`logging/setLevel` `debug`) right after the handshake, so that a server that logs only what a client
+/// asks for sends its log messages, which `no-secret-leak` judges (server/utilities/logging). 2026-07-28 asks
+/// for them on each request instead (`META_LOG_LEVEL`).
+pub(super) fn declares_logging(answer: &Value) -> bool {
+    answer.pointer("/result/capabilities/logging").is_some()
+}
+
+/// The params of `logging/setLevel` asking for every level.
+pub(super) fn set_level_params() -> Value {
+    json!({"level": "debug"})
+}
+
+/// How long the answer to `logging/setLevel` is waited for before the run goes on without it.
+pub(super) const SET_LEVEL_WAIT: Duration = Duration::from_secs(2);
+
 /// How long an error with `id: null` may trail the liveness answer that follows a line that is not JSON.
 const NULL_ID_GRACE: Duration = Duration::from_millis(200);
 
@@ -350,6 +366,10 @@ impl Connection {
         }
         let (name, version, features) = read_initialized(&answer)?;
         self.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string()).await?;
+        if declares_logging(&answer) {
+            // Whatever it answers, or if it never does, the run goes on: the level only widens what is judged.
+            let _ = tokio::time::timeout(SET_LEVEL_WAIT, self.request("logging/setLevel", set_level_params())).await;
+        }
         let tools = self.list_tools().await?;
         let protocol = format!("mcp {REVISION}");
         Ok(Capabilities { protocol, name, version, tools, features })

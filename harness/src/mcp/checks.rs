@@ -171,6 +171,16 @@ pub const HTTP_ORIGIN: Check = check(
     "the initialize POST the server accepted, sent again with Origin: http://attacker.invalid, is answered 403 \
      without a result",
 );
+/// Session ids are visible ASCII and not guessable (HTTP only, when the server gives sessions).
+pub const HTTP_SESSION_ID: Check = check(
+    "mcp-http-session-id",
+    Level::Should,
+    "transports §Session Management (a session ID SHOULD be globally unique and cryptographically secure; it \
+     MUST only contain visible ASCII, 0x21 to 0x7E)",
+    "three sessions opened by the initialize POST the server accepted get three different Mcp-Session-Id values, \
+     each of visible ASCII and able to hold 64 random bits, every two differing in at least 8 characters (a \
+     counter or a clock gives the next one away)",
+);
 /// A request without a token gets 401 with a Bearer challenge (HTTP with `--bearer` only).
 pub const AUTH_REQUIRED: Check = check(
     "mcp-auth-required",
@@ -402,7 +412,7 @@ pub const RESOURCE_NOT_FOUND: Check = check(
 );
 
 /// Every check of the profile, in report order.
-pub const ALL: [Check; 42] = [
+pub const ALL: [Check; 43] = [
     HANDSHAKE,
     VERSION_NEGOTIATION,
     TOOLS_LIST,
@@ -423,6 +433,7 @@ pub const ALL: [Check; 42] = [
     CALL_PARAMS_INVALID,
     HTTP_ERROR_STATUS,
     HTTP_ORIGIN,
+    HTTP_SESSION_ID,
     AUTH_REQUIRED,
     AUTH_INVALID_TOKEN,
     MISSING_REQUIRED,

@@ -1,5 +1,6 @@
 //! The checks only Streamable HTTP has (docs/mcp.md, "Protocol errors and robustness"): a body the server cannot
-//! accept gets a 4xx (`mcp-http-error-status`), a foreign `Origin` gets 403 (`mcp-http-origin`), and with
+//! accept gets a 4xx (`mcp-http-error-status`), a foreign `Origin` gets 403 (`mcp-http-origin`), session ids are
+//! not guessable (`mcp-http-session-id`: the accepted POST sent again by two clients of their own), and with
 //! `--bearer` a request without a token gets 401 and a Bearer challenge (`mcp-auth-required`), one with a
 //! broken token 401 (`mcp-auth-invalid-token`).
 //!
@@ -30,8 +31,19 @@ const NOT_A_REQUEST: &str = r#"{"jsonrpc":"2.0","id":8,"method":5}"#;
 const KEPT: usize = 4096;
 
 /// The checks of this module, in report order.
-const ALL: [Check; 4] =
-    [checks::HTTP_ERROR_STATUS, checks::HTTP_ORIGIN, checks::AUTH_REQUIRED, checks::AUTH_INVALID_TOKEN];
+const ALL: [Check; 5] = [
+    checks::HTTP_ERROR_STATUS,
+    checks::HTTP_ORIGIN,
+    checks::HTTP_SESSION_ID,
+    checks::AUTH_REQUIRED,
+    checks::AUTH_INVALID_TOKEN,
+];
+
+/// How many characters two session ids must differ in at least: a counter or a clock changes one to a few.
+const SESSION_ID_MIN_DIFFERENCE: usize = 8;
+
+/// The fewest random bits a session id must be able to hold (OWASP's session management floor).
+const SESSION_ID_MIN_BITS: usize = 64;
 
 /// What the HTTP checks found, and the checks they could not judge with the reason.
 #[derive(Debug, Default)]
@@ -100,6 +112,7 @@ pub async fn over_http(url: &str, bearer: Option<&Bearer>, timeout: Duration) ->
         let request = format!("POST {url} ({with}, on its session) {body}");
         judged.found(checks::HTTP_ERROR_STATUS, error_status(what, &posted), request, &posted);
     }
+    session_ids(&mut judged, &session, timeout, &initialize, token).await;
     let posted = fresh(url, timeout, &initialize, token, &[("Origin", FOREIGN_ORIGIN)]).await;
     let request = format!("POST {url} (Origin: {FOREIGN_ORIGIN}, {with}) {initialize}");
     judged.found(checks::HTTP_ORIGIN, origin(&posted), request, &posted);
@@ -114,6 +127,65 @@ pub async fn over_http(url: &str, bearer: Option<&Bearer>, timeout: Duration) ->
         }
     }
     judged
+}
+
+/// Two more sessions opened with the `initialize` the server accepted on `session`, and the three ids judged
+/// ([`session_id_problem`]). A server that gives no session id is not judged: sessions are optional.
+async fn session_ids(judged: &mut Judged, session: &Http, timeout: Duration, initialize: &str, token: Option<&str>) {
+    let Some(first) = session.session() else {
+        judged.skip(&[checks::HTTP_SESSION_ID], "the server gave no Mcp-Session-Id (sessions are optional)");
+        return;
+    };
+    let mut ids = vec![first];
+    for _ in 0..2 {
+        let Ok(other) = Http::new(session.url(), timeout) else { break };
+        if answered_with_result(&other.post(initialize, token).await) {
+            ids.extend(other.session());
+        }
+    }
+    let request = format!("POST {} {initialize}, three times, each by a client of its own", session.url());
+    let answer = format!("Mcp-Session-Id: {}", ids.join(", "));
+    let verdict = match session_id_problem(&ids) {
+        _ if ids.len() < 3 => (true, format!("only {} of three initialize POSTs gave a session id", ids.len())),
+        Some(problem) => (false, problem),
+        None => (true, "three different session ids, none guessable from another".to_owned()),
+    };
+    judged.record(checks::HTTP_SESSION_ID, verdict, request, report::cut(&answer, KEPT));
+}
+
+/// What is wrong with these session ids, if anything: a character outside visible ASCII (the spec's MUST), an
+/// id too short to hold [`SESSION_ID_MIN_BITS`] random bits at its alphabet (4 bits a character for hex, 6
+/// otherwise), two ids alike, or two differing in fewer than [`SESSION_ID_MIN_DIFFERENCE`] characters (compared
+/// position by position, each character of the longer one's excess counting as a difference): a counter, a
+/// clock or a prefix with a few random characters. A random UUID, a ULID, a time-ordered UUIDv7 and a JWT
+/// differ in far more.
+fn session_id_problem(ids: &[String]) -> Option<String> {
+    if let Some(id) = ids.iter().find(|id| !id.bytes().all(|byte| (0x21..=0x7e).contains(&byte))) {
+        return Some(format!("the session id {id:?} has a character outside visible ASCII (0x21 to 0x7E)"));
+    }
+    for id in ids {
+        let per_character = if id.bytes().all(|byte| byte.is_ascii_hexdigit()) { 4 } else { 6 };
+        if id.len() * per_character < SESSION_ID_MIN_BITS {
+            return Some(format!(
+                "the session id {id:?} is too short to hold {SESSION_ID_MIN_BITS} random bits ({} characters), so \
+                 it can be guessed",
+                id.len()
+            ));
+        }
+    }
+    for (index, first) in ids.iter().enumerate() {
+        for second in &ids[index + 1..] {
+            let differing =
+                first.bytes().zip(second.bytes()).filter(|(a, b)| a != b).count() + first.len().abs_diff(second.len());
+            if differing < SESSION_ID_MIN_DIFFERENCE {
+                let alike = if differing == 0 { "the same" } else { "guessable from each other" };
+                return Some(format!(
+                    "two sessions got {alike} ids, {first:?} and {second:?}, differing in {differing} characters"
+                ));
+            }
+        }
+    }
+    None
 }
 
 /// The auth probes: `initialize` without a token, then with each broken copy of `bearer`.
@@ -368,6 +440,36 @@ mod tests {
             bearer_challenge("Bearer") && bearer_challenge("BEARER realm=\"mcp\"") && bearer_challenge("x, Bearer")
         );
         assert!(!bearer_challenge("Bearerish") && !bearer_challenge("Basic bearer=\"1\"") && !bearer_challenge(""));
+    }
+
+    #[test]
+    fn guessable_or_invisible_session_ids_fail_and_random_or_time_ordered_ones_pass() {
+        let ids = |list: &[&str]| list.iter().map(|id| (*id).to_owned()).collect::<Vec<_>>();
+        for random in [
+            ids(&[
+                "7f9c2ba4e88f827d616045507605853e",
+                "1b4f0e9851971998e732078544c96b36",
+                "d3c1e0a3b8f64e2a9c4b7d12a0f3e5c1",
+            ]),
+            // Time-ordered: UUIDv7 and ULIDs share their clock prefix, and their random part still differs.
+            ids(&[
+                "01938a1e-7c4b-7d2e-9f3a-5b6c7d8e9f01",
+                "01938a1e-7c4b-7a91-8e2d-0c1b2a3f4e5d",
+                "01938a1e-7c4c-7f00-b1c2-d3e4f5a6b7c8",
+            ]),
+            ids(&["01JE4Z8Q5M3N7P9R2T4V6X8Z0B", "01JE4Z8Q5MW1Y3A5C7E9G1J3L5", "01JE4Z8Q5NB2D4F6H8K0M2P4R6"]),
+        ] {
+            assert_eq!(session_id_problem(&random), None, "{random:?}");
+        }
+        let problem = |list: &[&str]| session_id_problem(&ids(list)).expect("a problem");
+        assert!(
+            problem(&["session-00000000000000001", "session-00000000000000002", "session-00000000000000003"])
+                .contains("guessable from each other")
+        );
+        assert!(problem(&["1733412345123456", "1733412345180221", "1733412345201877"]).contains("guessable"));
+        assert!(problem(&["a1b2c3d4", "e5f60718", "293a4b5c"]).contains("too short to hold 64 random bits"));
+        assert!(problem(&["7f9c2ba4e88f827d616045507605853e"; 3]).contains("the same ids"));
+        assert!(problem(&["7f9c2ba4e88f827d 616045507605853e"]).contains("outside visible ASCII"));
     }
 
     #[test]

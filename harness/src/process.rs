@@ -302,6 +302,11 @@ pub(crate) trait Running: Send + Sync + Sized + 'static {
         Vec::new()
     }
 
+    /// The credentials the harness gave the processes started with `start` (MCP over HTTP: bearer tokens).
+    fn credentials(_start: &Self::Start) -> Vec<String> {
+        Vec::new()
+    }
+
     /// Starts another process as `start` would, but with a `hello` naming `protocol`, and reads what it answers
     /// before killing it. `None` for a kind started without a `hello` (MCP).
     async fn answer_hello(
@@ -379,6 +384,10 @@ impl<R: Running> Subject for Restartable<R> {
 
     async fn notices(&self) -> Vec<Value> {
         R::notices(&self.start)
+    }
+
+    async fn credentials(&self) -> Vec<String> {
+        R::credentials(&self.start)
     }
 
     async fn hello(&self, protocol: &str) -> Option<Result<HelloAnswer, SubjectError>> {

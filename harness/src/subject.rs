@@ -225,6 +225,12 @@ pub trait Subject: Send + Sync {
         Vec::new()
     }
 
+    /// The credentials the harness gave the subject with its calls (an MCP server's bearer tokens over HTTP),
+    /// which no answer or notification may carry back. None for a subject called without any.
+    async fn credentials(&self) -> Vec<String> {
+        Vec::new()
+    }
+
     /// Switches a fault on the subject itself on (`true`) or off (`false`).
     ///
     /// # Errors

@@ -546,6 +546,10 @@ pub struct Transcript {
     /// message reaches the client as an answer does, and `no-secret-leak` reads both.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notices: Vec<serde_json::Value>,
+    /// The credentials the harness gave the subject with its calls (bearer tokens over MCP HTTP): no answer
+    /// or notification may carry one back (`no-secret-leak`). Not in the JSON: they are secrets.
+    #[serde(skip)]
+    pub credentials: Vec<String>,
     /// Which exchanges belong to which call and operation, built on first use, so that the checks' lookups stay
     /// linear in the size of the run. A transcript is read-only once built; changing `exchanges` after a lookup
     /// would leave this stale.

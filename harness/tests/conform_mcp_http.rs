@@ -153,6 +153,21 @@ fn a_debug_log_of_the_arguments_fails_no_secret_leak_once_conform_asks_every_htt
     assert_eq!(failed, [format!("{scenario} no-secret-leak")], "{report}");
 }
 
+#[test]
+fn a_server_that_logs_its_callers_bearer_token_fails_no_secret_leak() {
+    // examples/mcp-buggy/conform/token_logged_to_client.py: each call logs "authenticated with bearer <token>".
+    if !present(PYTHON, "the Python SDK server through conform --mcp-http", INSTALL_MCP_PYTHON) {
+        return;
+    }
+    let scenario = "auth/other_owner_same_tenant";
+    let (code, _, failed, report) = conform(&[scenario], &["--mcp-http", &buggy_server("token_logged_to_client")]);
+    assert_eq!(code, 1, "{report}");
+    assert_eq!(failed, [format!("{scenario} no-secret-leak")], "{report}");
+    assert!(report.contains("carries a bearer token the harness sent"), "{report}");
+    let (code, _, failed, report) = conform(&[scenario], &["--mcp-http", &python_server()]);
+    assert!(code == 0 && failed.is_empty(), "{report}");
+}
+
 /// The example server started by the test, as an operator would run it for `--mcp-url`: its own URL and the
 /// key in its environment, no downstream (each call's comes from the token); killed on drop.
 struct Running {

@@ -15,7 +15,7 @@ import json
 import mcp.types as types
 from mcp.server.lowlevel.server import HandlerEntry
 
-from _example import server
+from _example import before_each_call, server
 
 LEVELS = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]
 threshold = {"level": "warning"}
@@ -29,20 +29,13 @@ async def set_level(context, params):
 server.mcp._lowlevel_server._request_handlers["logging/setLevel"] = HandlerEntry(types.SetLevelRequestParams, set_level)
 
 
-def traced(tool):
-    run = tool.run
-
-    async def traced_run(arguments, context, convert_result=False):
-        if LEVELS.index(threshold["level"]) == 0:
-            # THE BUG: the call's arguments, x-sensitive ones included, go to the client's log.
-            await context.debug(f"{tool.name} called with {json.dumps(arguments)}")
-        return await run(arguments, context, convert_result)
-
-    object.__setattr__(tool, "run", traced_run)
+async def trace(tool, arguments, context):
+    if LEVELS.index(threshold["level"]) == 0:
+        # THE BUG: the call's arguments, x-sensitive ones included, go to the client's log.
+        await context.debug(f"{tool.name} called with {json.dumps(arguments)}")
 
 
-for listed in server.mcp._tool_manager.list_tools():
-    traced(listed)
+before_each_call(trace)
 
 if __name__ == "__main__":
     server.main()

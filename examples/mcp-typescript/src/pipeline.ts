@@ -481,6 +481,16 @@ export class Executor {
       return ["FAILED_RETRYABLE", new Refusal("dependency_unavailable", "the downstream service is unavailable and did " +
         "not apply the request", { reason: "unavailable", downstream_status: status })];
     }
+    if (status >= 300 && status < 400) {
+      // A redirect is an answer, never followed (http.request does not): the request arrived and nothing says
+      // whether it was applied, so a side effect's outcome is unknown and a read may be repeated.
+      if (!tool.sideEffect) {
+        return ["FAILED_RETRYABLE", new Refusal("dependency_unavailable", "the downstream answered outside its " +
+          "contract; reading again is safe", { reason: "unexpected_answer", downstream_status: status })];
+      }
+      return ["UNKNOWN", new Refusal("timeout_unknown", "the downstream answered outside its contract after the " +
+        "request was sent; its outcome is unknown", { reason: "unexpected_answer", downstream_status: status })];
+    }
     const fallback = ({ 404: "not_found", 409: "downstream_rejected", 422: "downstream_rejected" } as Record<number, string>)[status];
     const refusal = fallback ? rejection(tool, body, fallback)
       : new Refusal("business_rejected", "a business rule refused the request", { reason: "downstream_refused" });

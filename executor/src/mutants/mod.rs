@@ -111,14 +111,14 @@ pub const ALL: &[Mutant] = &[
         name: "coercing-decoder",
         bug: "the decoder coerces types (\"100\" → 100, true → 1) before validating",
         variant: Variant { stages: Stages { decode: stages::decode_coercing, ..S }, ..R },
-        trips: &["corpus-codes", "expectations", "malformed-input-refused"],
+        trips: &["corpus-codes", "expectations", "malformed-input-refused", "body-is-arguments"],
         process: over(&["decode/malformed_corpus", "decode/string_for_integer"]),
     },
     Mutant {
         name: "unknown-fields-ignored",
         bug: "arguments the schema does not declare are dropped silently instead of refused",
         variant: Variant { stages: Stages { decode: stages::decode_ignoring_unknown_fields, ..S }, ..R },
-        trips: &["corpus-codes", "malformed-input-refused"],
+        trips: &["corpus-codes", "malformed-input-refused", "body-is-arguments"],
         process: over(&["decode/malformed_corpus"]),
     },
     Mutant {

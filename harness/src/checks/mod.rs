@@ -77,6 +77,7 @@ registry! {
     replayed_means_recorded::REPLAYED_MEANS_RECORDED,
     unknown_version_refused::UNKNOWN_VERSION_REFUSED,
     annotations_match_risk::ANNOTATIONS_MATCH_RISK,
+    body_is_arguments::BODY_IS_ARGUMENTS,
 }
 
 /// How binding a check is.

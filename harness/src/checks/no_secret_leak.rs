@@ -17,6 +17,11 @@
 //! A value (or part) the executor could not tell from public text is not judged: one that an argument that is
 //! not sensitive also holds, in any call (a subject equal to the body), or that an argument text that is not
 //! JSON, or the arguments of a tool that marks nothing, hold. Its echo may be theirs.
+//!
+//! The credentials the harness gave the subject (the bearer tokens of MCP over HTTP) are looked for in every
+//! answer and notification, success or not: a token's signature (its last part, which nothing but the token
+//! holds) anywhere in one means the token came back, in a log line or an error (MCP logging §Security:
+//! credentials never go in log messages; docs/errors.md: no secret in an envelope).
 
 use super::{Check, CheckId, Context, Judgement, Level, Outcome};
 use crate::protocol::excerpt;
@@ -48,11 +53,15 @@ fn run(context: &Context<'_>) -> Outcome {
     judgement.judged_if(!context.transcript.calls.is_empty());
     // Found once, and only for a run with a failure: exploration judges every run after every step.
     let mut secrets: Option<Vec<Secret>> = None;
+    let credentials = credential_probes(&context.transcript.credentials);
     for call in &context.transcript.calls {
         let Some(raw) = call.answer.raw() else { continue };
         let leaked = markers_carried(raw);
         if !leaked.is_empty() {
             judgement.fail(format!("the envelope carries {leaked:?}"), context.evidence(call));
+        }
+        if let Some(shown) = credential_shown(raw, &credentials) {
+            judgement.fail(format!("the answer carries {shown}"), context.evidence(call));
         }
         let message = raw.pointer("/error/message").and_then(Value::as_str).unwrap_or_default();
         if let Some(address) = context.transcript.downstream_address.as_deref().filter(|at| message.contains(at)) {
@@ -82,6 +91,9 @@ fn run(context: &Context<'_>) -> Outcome {
         if !leaked.is_empty() {
             judgement.fail(format!("the server's {method} #{index} carries {leaked:?}"), evidence());
         }
+        if let Some(shown) = credential_shown(notice, &credentials) {
+            judgement.fail(format!("the server's {method} #{index} carries {shown}"), evidence());
+        }
         let secrets = secrets.get_or_insert_with(|| sensitive_values(context));
         for (secret, how) in secrets_shown(notice, secrets) {
             judgement.fail(repeats(&format!("the server's {method} #{index}"), secret, &how), evidence());
@@ -96,6 +108,30 @@ fn repeats(what: &str, secret: &Secret, how: &str) -> String {
         "{what} repeats the value of `{}` of call #{}, an argument the tool's schema marks x-sensitive ({how})",
         secret.pointer, secret.call
     )
+}
+
+/// The fewest characters of a credential's signature that are looked for (an HS256 signature has 43).
+const SHORTEST_SIGNATURE: usize = 16;
+
+/// The part of each credential that is looked for: a JWT's signature, its last part.
+fn credential_probes(credentials: &[String]) -> Vec<&str> {
+    let mut probes: Vec<&str> = credentials
+        .iter()
+        .filter_map(|token| token.rsplit('.').next().filter(|signature| signature.len() >= SHORTEST_SIGNATURE))
+        .collect();
+    probes.sort_unstable();
+    probes.dedup();
+    probes
+}
+
+/// Says which credential `value` carries, if it carries one (never quoting more than its signature's start).
+fn credential_shown(value: &Value, probes: &[&str]) -> Option<String> {
+    let probe = probes.iter().find(|probe| carries_text(value, probe))?;
+    Some(format!(
+        "a bearer token the harness sent with a call (its signature, which begins {:?}): a client's credential \
+         never comes back in an answer or a log message",
+        &probe[..8]
+    ))
 }
 
 /// How much of a notification its evidence line shows.
@@ -513,6 +549,27 @@ mod tests {
         history(&refused_email(body, in_details)).fails(&CHECK, "x-sensitive");
         let masked = "message=the_value_is_not_a_string path=/body keyword=type";
         history(&refused_email(body, masked)).passes(&CHECK);
+    }
+
+    #[test]
+    fn a_bearer_token_the_harness_sent_fails_in_an_answer_or_a_notification_and_its_claims_alone_pass() {
+        // Blind round 16's ts_token_logged_to_client: each call logged "authenticated ... with bearer <token>".
+        let token = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ1X2FsaWNlIn0.Q2hhbmdlZC1zaWduYXR1cmUtdGhhdC1uby1vbmUtaGFz";
+        let log = |data: String| {
+            serde_json::json!({"jsonrpc": "2.0", "method": "notifications/message",
+                               "params": {"level": "debug", "logger": "auth", "data": data}})
+        };
+        let run = || history("submit get_order -> ok").with_credentials(vec![token.to_owned()]);
+        run().passes(&CHECK);
+        run()
+            .with_notices(vec![log(format!("get_order: authenticated u_alice with bearer {token}"))])
+            .fails(&CHECK, "notifications/message #0 carries a bearer token the harness sent");
+        run()
+            .with_notices(vec![log("get_order: authenticated u_alice (eyJzdWIiOiJ1X2FsaWNlIn0)".to_owned())])
+            .passes(&CHECK);
+        history(&format!("submit get_order -> unauthorized message=token_{token}_rejected"))
+            .with_credentials(vec![token.to_owned()])
+            .fails(&CHECK, "the answer carries a bearer token the harness sent");
     }
 
     #[test]

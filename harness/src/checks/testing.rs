@@ -68,6 +68,7 @@ pub(crate) struct History {
     between_calls: Vec<BetweenCalls>,
     tool_annotations: std::sync::Arc<BTreeMap<String, Value>>,
     notices: Vec<Value>,
+    credentials: Vec<String>,
 }
 
 /// The run a script describes.
@@ -87,6 +88,7 @@ pub(crate) fn history(script: &str) -> History {
         between_calls: Vec::new(),
         tool_annotations: Default::default(),
         notices: Vec::new(),
+        credentials: Vec::new(),
     };
     for statement in script.split(['\n', ';']).map(str::trim).filter(|statement| !statement.is_empty()) {
         let (what, outcome) = statement.split_once("->").unwrap_or_else(|| panic!("`{statement}`: no `->`"));
@@ -295,6 +297,14 @@ impl History {
             answered_ms: status
                 .map(|_| since_call("answered", at_ms.saturating_sub(owner.map_or(0, |call| call.started_ms)))),
             reply: attribute(outcome, "reply").unwrap_or("{}").to_owned(),
+            // `body=TEXT` (no spaces) sends TEXT; a POST or PUT sends its owner's arguments, as a correct one does.
+            body: match attribute(outcome, "body") {
+                Some(text) => Some(text.as_bytes().to_vec()),
+                None => owner.filter(|_| matches!(*method, "POST" | "PUT")).map(|call| match &call.arguments {
+                    Arguments::Raw(text) => text.as_bytes().to_vec(),
+                    Arguments::Value(value) => value.to_string().into_bytes(),
+                }),
+            },
         };
         let op = owner.map(|call| call.op);
         let in_flight = |other: &CallRecord| match owner {
@@ -395,6 +405,12 @@ impl History {
         self
     }
 
+    /// The credentials the harness gave the subject (bearer tokens).
+    pub(crate) fn with_credentials(mut self, credentials: Vec<String>) -> History {
+        self.credentials = credentials;
+        self
+    }
+
     /// The idempotency records the subject showed, and when they were read (Unix ms).
     pub(crate) fn with_records(mut self, records: Vec<Record>, read_at_ms: u64) -> History {
         self.records = Some(records);
@@ -425,6 +441,7 @@ impl History {
             left_out: Vec::new(),
             tool_annotations: self.tool_annotations.clone(),
             notices: self.notices.clone(),
+            credentials: self.credentials.clone(),
             between_calls: self.between_calls.clone(),
             downstream_address: Some(DOWNSTREAM_ADDRESS.to_owned()),
             index: Default::default(),

@@ -587,6 +587,10 @@ impl Running for Served {
         start.notices.kept()
     }
 
+    fn credentials(start: &Start) -> Vec<String> {
+        start.minter.minted()
+    }
+
     /// An HTTP server does not read its stdin: it is asked to stop with SIGTERM, as a service manager would.
     async fn stop(&self, grace: Duration) {
         self.handles.terminate(grace).await;
@@ -623,5 +627,9 @@ impl Subject for Remote {
 
     async fn notices(&self) -> Vec<Value> {
         self.endpoint.notices.kept()
+    }
+
+    async fn credentials(&self) -> Vec<String> {
+        self.endpoint.minter.minted()
     }
 }

@@ -75,7 +75,12 @@ pub struct Minter {
     issued: AtomicU64,
     /// Tokens minted for invalid identities so far: they take turns between the two ways a token fails.
     invalid: AtomicU64,
+    /// The first [`KEPT_MINTED`] tokens minted, for `no-secret-leak`: no answer or notification may carry one.
+    minted: std::sync::Mutex<Vec<String>>,
 }
+
+/// How many minted tokens a minter remembers (each a few hundred bytes).
+const KEPT_MINTED: usize = 4096;
 
 impl Minter {
     /// A minter signing with `key`.
@@ -83,7 +88,7 @@ impl Minter {
         let nanos =
             std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |since| since.as_nanos());
         let run = format!("{:x}{:x}", std::process::id(), nanos % 0xffff_ffff);
-        Minter { key, run, issued: AtomicU64::new(1), invalid: AtomicU64::new(0) }
+        Minter { key, run, issued: AtomicU64::new(1), invalid: AtomicU64::new(0), minted: Default::default() }
     }
 
     /// The key.
@@ -101,15 +106,24 @@ impl Minter {
     pub fn token(&self, call: &SubjectCall, audience: &Audience, now_s: u64) -> Result<String, String> {
         let jti = format!("cp-{}-{}", self.run, self.issued.fetch_add(1, Ordering::Relaxed));
         let mut claims = claims(call, audience, now_s, &jti);
-        if call.auth.identity.valid {
-            return Ok(sign(self.key.text().as_bytes(), &claims));
-        }
-        if self.invalid.fetch_add(1, Ordering::Relaxed).is_multiple_of(2) {
-            Ok(sign(Key::generate()?.text().as_bytes(), &claims))
+        let token = if call.auth.identity.valid {
+            sign(self.key.text().as_bytes(), &claims)
+        } else if self.invalid.fetch_add(1, Ordering::Relaxed).is_multiple_of(2) {
+            sign(Key::generate()?.text().as_bytes(), &claims)
         } else {
             claims["aud"] = json!(FOREIGN_AUDIENCE);
-            Ok(sign(self.key.text().as_bytes(), &claims))
+            sign(self.key.text().as_bytes(), &claims)
+        };
+        let mut minted = self.minted.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if minted.len() < KEPT_MINTED {
+            minted.push(token.clone());
         }
+        Ok(token)
+    }
+
+    /// The tokens minted so far (the first [`KEPT_MINTED`]), oldest first.
+    pub fn minted(&self) -> Vec<String> {
+        self.minted.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
     }
 }
 

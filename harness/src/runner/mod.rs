@@ -564,6 +564,7 @@ impl Session<'_> {
             left_out: self.left_out.clone(),
             tool_annotations: self.tool_annotations.clone(),
             notices: self.subject.notices().await,
+            credentials: self.subject.credentials().await,
             downstream_address: self.mock.as_ref().map(|mock| address_of(&mock.uri())),
             between_calls: self
                 .scenario

@@ -128,4 +128,12 @@ pub struct RequestRecord {
     pub answered_ms: Option<u64>,
     /// The body answered (for evidence; truncated).
     pub reply: String,
+    /// The request's body, when it is at most [`MAX_KEPT_BODY`] bytes (a POST or PUT carries the call's
+    /// arguments: `body-is-arguments`); `None` when it was longer. Not in reports: the transcript's evidence
+    /// quotes the call's arguments already.
+    #[serde(skip)]
+    pub body: Option<Vec<u8>>,
 }
+
+/// Longest request body a request record keeps (the longest argument text a shipped scenario sends is 64 KiB).
+pub(super) const MAX_KEPT_BODY: usize = 256 * 1024;

@@ -418,6 +418,7 @@ fn record(incoming: &Incoming, endpoint: String, answer: &Outgoing, bytes: &[u8]
         status: (!dropped).then_some(answer.status),
         answered_ms: None,
         reply: String::from_utf8_lossy(bytes).chars().take(MAX_REPLY_EVIDENCE).collect(),
+        body: (incoming.body.len() <= ledger::MAX_KEPT_BODY).then(|| incoming.body.clone()),
     }
 }
 

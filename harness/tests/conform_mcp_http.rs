@@ -168,6 +168,23 @@ fn a_server_that_logs_its_callers_bearer_token_fails_no_secret_leak() {
     assert!(code == 0 && failed.is_empty(), "{report}");
 }
 
+#[test]
+fn a_server_whose_store_is_per_session_executes_a_retry_on_a_new_session_again() {
+    // examples/mcp-buggy/conform/store_per_session.py keeps a pipeline per MCP session; conform opens a session
+    // per attempt, as a client that reconnects before it retries (2025-11-25: 2026-07-28 has no sessions).
+    if !present(PYTHON, "the Python SDK server through conform --mcp-http", INSTALL_MCP_PYTHON) {
+        return;
+    }
+    let scenario = "idempotency/duplicate_refund_after_lost_response";
+    let legacy = ["--mcp-revision", "2025-11-25"];
+    let (code, _, failed, report) =
+        conform(&[scenario], &["--mcp-http", &buggy_server("store_per_session"), legacy[0], legacy[1]]);
+    assert_eq!(code, 1, "{report}");
+    assert!(failed.contains(&format!("{scenario} single-effect")), "{failed:?}: {report}");
+    let (code, _, failed, report) = conform(&[scenario], &["--mcp-http", &python_server(), legacy[0], legacy[1]]);
+    assert!(code == 0 && failed.is_empty(), "{report}");
+}
+
 /// The example server started by the test, as an operator would run it for `--mcp-url`: its own URL and the
 /// key in its environment, no downstream (each call's comes from the token); killed on drop.
 struct Running {

@@ -259,7 +259,7 @@ struct Start {
     notices: NoticeLog,
 }
 
-/// One endpoint and what a client of it keeps: the tokens, the tools it listed, and a session per caller.
+/// One endpoint and what a client of it keeps: the tokens, the tools it listed, and a session per caller and attempt.
 /// SDKs bind a session to the credential that opened it (the Python SDK answers 404 "Session not found" to
 /// another subject's token), so each subject a scenario calls as gets its own, opened with its own token.
 struct Endpoint {
@@ -342,11 +342,15 @@ impl Endpoint {
         Ok(Some(discovered))
     }
 
-    /// The session of `call`'s subject, opened (`initialize`, `notifications/initialized`) with a valid token
-    /// of that subject the first time.
+    /// The session of `call`'s subject and attempt, opened (`initialize`, `notifications/initialized`) with a
+    /// valid token of that subject the first time. Each attempt number has a session of its own, as a client
+    /// that reconnects before it retries: a retry must find the operation's record whatever session it comes
+    /// on (errors.md: records belong to the business operation), and a server that keeps them per session
+    /// executes the retry again.
     async fn session_of(&self, call: &SubjectCall) -> Result<Arc<Http>, String> {
         let mut sessions = self.sessions.lock().await;
-        if let Some(http) = sessions.get(&call.auth.subject_id) {
+        let client = format!("{} attempt {}", call.auth.subject_id, call.attempt);
+        if let Some(http) = sessions.get(&client) {
             return Ok(http.clone());
         }
         let http = Arc::new(Http::new(self.http.url(), CLIENT_TIMEOUT)?);
@@ -374,7 +378,7 @@ impl Endpoint {
                 json!({"jsonrpc": "2.0", "id": id, "method": "logging/setLevel", "params": set_level_params()});
             let _ = tokio::time::timeout(SET_LEVEL_WAIT, http.post(&set_level.to_string(), Some(&token))).await;
         }
-        sessions.insert(call.auth.subject_id.clone(), http.clone());
+        sessions.insert(client, http.clone());
         Ok(http)
     }
 

@@ -16,7 +16,7 @@ use super::subject::{
     set_level_params,
 };
 use super::task_calls::{self, Mapped};
-use super::token::{Audience, Key, Minter};
+use super::token::{Audience, Given, Key, Minter};
 use super::wire::{Era, Reader, http_call_line_in, now_s, read_answer, read_posted};
 use crate::backlog::{self, Answers};
 use crate::process::{self, Break, Handles, Piped, ProcessFactory, ProcessOptions, Restartable, Running};
@@ -170,7 +170,8 @@ impl McpHttpFactory {
                 env.push(("CALLPROOF_TOKEN_KEY".to_owned(), self.minter.key().text().to_owned()));
                 let audience = Audience { url, fixture: None };
                 let (minter, revision) = (self.minter.clone(), self.revision);
-                let start = Start { env, port, audience, minter, revision, notices: NoticeLog::default() };
+                let (notices, given) = (NoticeLog::default(), Given::default());
+                let start = Start { env, port, audience, minter, revision, notices, given };
                 let (served, capabilities) = Served::launch(process.argv(), &options, &start).await?;
                 let current = tokio::sync::Mutex::new(Arc::new(served));
                 let argv = process.argv().to_vec();
@@ -178,7 +179,8 @@ impl McpHttpFactory {
             }
             Mode::Url(url) => {
                 let audience = Audience { url: url.clone(), fixture: Some((downstream_url.to_owned(), session)) };
-                let endpoint = Endpoint::new(url, audience, self.minter.clone(), self.revision, NoticeLog::default())
+                let kept = (NoticeLog::default(), Given::default());
+                let endpoint = Endpoint::new(url, audience, self.minter.clone(), self.revision, kept)
                     .map_err(SubjectError::Assembly)?;
                 let timeout = self.options().start_timeout;
                 let (endpoint, capabilities) = endpoint.opened(timeout).await.map_err(|why| {
@@ -257,9 +259,12 @@ struct Start {
     revision: Revision,
     /// The notifications of every process of the scenario, across restarts.
     notices: NoticeLog,
+    /// The tokens given to every process of the scenario, across restarts.
+    given: Given,
 }
 
-/// One endpoint and what a client of it keeps: the tokens, the tools it listed, and a session per caller and attempt.
+/// One endpoint and what a client of it keeps: the tokens, the tools it listed, and a session per caller and
+/// attempt.
 /// SDKs bind a session to the credential that opened it (the Python SDK answers 404 "Session not found" to
 /// another subject's token), so each subject a scenario calls as gets its own, opened with its own token.
 struct Endpoint {
@@ -279,6 +284,8 @@ struct Endpoint {
     answers: Answers,
     /// The notifications that came on the calls' streams, for the transcript.
     notices: NoticeLog,
+    /// The tokens sent, for the transcript.
+    given: Given,
 }
 
 impl Endpoint {
@@ -287,7 +294,7 @@ impl Endpoint {
         audience: Audience,
         minter: Arc<Minter>,
         revision: Revision,
-        notices: NoticeLog,
+        (notices, given): (NoticeLog, Given),
     ) -> Result<Endpoint, String> {
         let http = Http::new(url, CLIENT_TIMEOUT)?;
         let sessions = tokio::sync::Mutex::new(std::collections::BTreeMap::new());
@@ -306,7 +313,15 @@ impl Endpoint {
             tasks,
             answers,
             notices,
+            given,
         })
+    }
+
+    /// A token for `call`, kept as one the server was given.
+    fn token(&self, call: &SubjectCall) -> Result<String, String> {
+        let token = self.minter.token(call, &self.audience, now_s())?;
+        self.given.keep(&token);
+        Ok(token)
     }
 
     fn modern(&self) -> bool {
@@ -356,7 +371,7 @@ impl Endpoint {
         let http = Arc::new(Http::new(self.http.url(), CLIENT_TIMEOUT)?);
         let mut opener = call.clone();
         opener.auth.identity = callproof_executor::auth::Identity { valid: true, expires_at_ms: None };
-        let token = self.minter.token(&opener, &self.audience, now_s())?;
+        let token = self.token(&opener)?;
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let params = json!({
             "protocolVersion": REVISION,
@@ -454,7 +469,7 @@ impl Endpoint {
             attempt: 1,
             budget: Duration::ZERO,
         };
-        let token = self.minter.token(&harness, &self.audience, now_s())?;
+        let token = self.token(&harness)?;
         self.http.post_with(line, Some(&token), &route.headers()).await.map_err(|error| error.to_string())
     }
 
@@ -474,7 +489,7 @@ impl Endpoint {
                     (line, Route::modern(method, Some(&task_id)), task_calls::read_task)
                 }
             };
-        let token = self.minter.token(call, &self.audience, now_s()).map_err(Break::Wrote)?;
+        let token = self.token(call).map_err(Break::Wrote)?;
         let silent = || Break::Silent { request: id.to_string(), budget: call.budget, margin };
         // 2026-07-28 has no sessions: every call is one POST with the headers mirroring its body.
         let (http, route) = if modern {
@@ -555,7 +570,7 @@ impl Served {
             start.audience.clone(),
             start.minter.clone(),
             start.revision,
-            start.notices.clone(),
+            (start.notices.clone(), start.given.clone()),
         );
         let endpoint = match endpoint {
             Ok(endpoint) => endpoint,
@@ -592,7 +607,7 @@ impl Running for Served {
     }
 
     fn credentials(start: &Start) -> Vec<String> {
-        start.minter.minted()
+        start.given.kept()
     }
 
     /// An HTTP server does not read its stdin: it is asked to stop with SIGTERM, as a service manager would.
@@ -634,6 +649,6 @@ impl Subject for Remote {
     }
 
     async fn credentials(&self) -> Vec<String> {
-        self.endpoint.minter.minted()
+        self.endpoint.given.kept()
     }
 }

@@ -75,12 +75,7 @@ pub struct Minter {
     issued: AtomicU64,
     /// Tokens minted for invalid identities so far: they take turns between the two ways a token fails.
     invalid: AtomicU64,
-    /// The first [`KEPT_MINTED`] tokens minted, for `no-secret-leak`: no answer or notification may carry one.
-    minted: std::sync::Mutex<Vec<String>>,
 }
-
-/// How many minted tokens a minter remembers (each a few hundred bytes).
-const KEPT_MINTED: usize = 4096;
 
 impl Minter {
     /// A minter signing with `key`.
@@ -88,7 +83,7 @@ impl Minter {
         let nanos =
             std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |since| since.as_nanos());
         let run = format!("{:x}{:x}", std::process::id(), nanos % 0xffff_ffff);
-        Minter { key, run, issued: AtomicU64::new(1), invalid: AtomicU64::new(0), minted: Default::default() }
+        Minter { key, run, issued: AtomicU64::new(1), invalid: AtomicU64::new(0) }
     }
 
     /// The key.
@@ -106,24 +101,38 @@ impl Minter {
     pub fn token(&self, call: &SubjectCall, audience: &Audience, now_s: u64) -> Result<String, String> {
         let jti = format!("cp-{}-{}", self.run, self.issued.fetch_add(1, Ordering::Relaxed));
         let mut claims = claims(call, audience, now_s, &jti);
-        let token = if call.auth.identity.valid {
-            sign(self.key.text().as_bytes(), &claims)
-        } else if self.invalid.fetch_add(1, Ordering::Relaxed).is_multiple_of(2) {
-            sign(Key::generate()?.text().as_bytes(), &claims)
+        if call.auth.identity.valid {
+            return Ok(sign(self.key.text().as_bytes(), &claims));
+        }
+        if self.invalid.fetch_add(1, Ordering::Relaxed).is_multiple_of(2) {
+            Ok(sign(Key::generate()?.text().as_bytes(), &claims))
         } else {
             claims["aud"] = json!(FOREIGN_AUDIENCE);
-            sign(self.key.text().as_bytes(), &claims)
-        };
-        let mut minted = self.minted.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        if minted.len() < KEPT_MINTED {
-            minted.push(token.clone());
+            Ok(sign(self.key.text().as_bytes(), &claims))
         }
-        Ok(token)
+    }
+}
+
+/// How many tokens a [`Given`] keeps (each a few hundred bytes).
+const KEPT_GIVEN: usize = 4096;
+
+/// The tokens one scenario's server was given, oldest first (the first [`KEPT_GIVEN`]): no answer or notification
+/// may carry one back (`no-secret-leak`). Cloning shares the list.
+#[derive(Debug, Clone, Default)]
+pub struct Given(std::sync::Arc<std::sync::Mutex<Vec<String>>>);
+
+impl Given {
+    /// Keeps `token`, while there is room.
+    pub fn keep(&self, token: &str) {
+        let mut given = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if given.len() < KEPT_GIVEN {
+            given.push(token.to_owned());
+        }
     }
 
-    /// The tokens minted so far (the first [`KEPT_MINTED`]), oldest first.
-    pub fn minted(&self) -> Vec<String> {
-        self.minted.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
+    /// The tokens kept so far.
+    pub fn kept(&self) -> Vec<String> {
+        self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
     }
 }
 

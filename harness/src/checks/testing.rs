@@ -110,6 +110,28 @@ fn attribute<'w>(words: &[&'w str], name: &str) -> Option<&'w str> {
     words.iter().find_map(|word| word.strip_prefix(name)?.strip_prefix('='))
 }
 
+/// A request's `X-Request-Id`: `rid=none` leaves it out, `rid=ID` sends ID, else its owner's (none for a request
+/// tied to its operation only) or one no envelope carries.
+fn request_id(outcome: &[&str], index: usize, owner: Option<&CallRecord>) -> Option<String> {
+    match attribute(outcome, "rid") {
+        Some("none") => None,
+        Some(id) => Some(id.to_owned()),
+        None => owner.and_then(|call| call.request_id().map(str::to_owned)).or(Some(format!("req_x{index}"))),
+    }
+}
+
+/// A request's body: `body=TEXT` (no spaces) sends TEXT; a POST or PUT sends its owner's arguments, as a correct
+/// executor does; anything else none.
+fn body(method: &str, outcome: &[&str], owner: Option<&CallRecord>) -> Option<Vec<u8>> {
+    match attribute(outcome, "body") {
+        Some(text) => Some(text.as_bytes().to_vec()),
+        None => owner.filter(|_| matches!(method, "POST" | "PUT")).map(|call| match &call.arguments {
+            Arguments::Raw(text) => text.as_bytes().to_vec(),
+            Arguments::Value(value) => value.to_string().into_bytes(),
+        }),
+    }
+}
+
 /// An identity header of a request: `NAME=none` leaves it out, `NAME=VALUE` sends VALUE, else `default`.
 fn header(words: &[&str], name: &str, default: Option<String>) -> Option<String> {
     match attribute(words, name) {
@@ -247,26 +269,13 @@ impl History {
         let (path_only, query) = path.split_once('?').unwrap_or((path, ""));
         let side_effect = matches!(*method, "POST" | "PUT" | "DELETE");
         let committed = outcome.contains(&"committed");
-        let handling = if committed {
-            self.commit(method, path_only, outcome, index, owner)
-        } else if outcome.contains(&"deduplicated") {
-            Handling::Deduplicated
-        } else if outcome.contains(&"abandoned") {
-            Handling::AbandonedAtDeadline
-        } else {
-            Handling::NoEffect
-        };
+        let handling = self.handling(method, path_only, outcome, index, owner);
         let status = match outcome.iter().find_map(|word| word.parse::<u16>().ok()) {
             _ if outcome.contains(&"dropped") => None,
             Some(status) => Some(status),
             None => Some(if committed { 201 } else { 200 }),
         };
-        let request_id = match attribute(outcome, "rid") {
-            Some("none") => None,
-            Some(id) => Some(id.to_owned()),
-            None if operation_only => Some(format!("req_x{index}")),
-            None => owner.and_then(|call| call.request_id().map(str::to_owned)).or(Some(format!("req_x{index}"))),
-        };
+        let request_id = request_id(outcome, index, owner.filter(|_| !operation_only));
         let since_call = |name: &str, default: u64| {
             owner.map_or(0, |call| {
                 call.started_ms + attribute(outcome, name).map_or(default, |ms| ms.parse::<u64>().expect("a number"))
@@ -297,14 +306,7 @@ impl History {
             answered_ms: status
                 .map(|_| since_call("answered", at_ms.saturating_sub(owner.map_or(0, |call| call.started_ms)))),
             reply: attribute(outcome, "reply").unwrap_or("{}").to_owned(),
-            // `body=TEXT` (no spaces) sends TEXT; a POST or PUT sends its owner's arguments, as a correct one does.
-            body: match attribute(outcome, "body") {
-                Some(text) => Some(text.as_bytes().to_vec()),
-                None => owner.filter(|_| matches!(*method, "POST" | "PUT")).map(|call| match &call.arguments {
-                    Arguments::Raw(text) => text.as_bytes().to_vec(),
-                    Arguments::Value(value) => value.to_string().into_bytes(),
-                }),
-            },
+            body: body(method, outcome, owner),
         };
         let op = owner.map(|call| call.op);
         let in_flight = |other: &CallRecord| match owner {
@@ -318,6 +320,27 @@ impl History {
         }
         let call = call.filter(|_| !operation_only);
         self.exchanges.push(Exchange { record, call, op });
+    }
+
+    /// What the downstream did with a request: `committed` commits its effect, `deduplicated` and `abandoned` say
+    /// so, anything else had no effect.
+    fn handling(
+        &mut self,
+        method: &str,
+        path: &str,
+        outcome: &[&str],
+        index: usize,
+        owner: Option<&CallRecord>,
+    ) -> Handling {
+        if outcome.contains(&"committed") {
+            self.commit(method, path, outcome, index, owner)
+        } else if outcome.contains(&"deduplicated") {
+            Handling::Deduplicated
+        } else if outcome.contains(&"abandoned") {
+            Handling::AbandonedAtDeadline
+        } else {
+            Handling::NoEffect
+        }
     }
 
     fn foreign(&mut self, what: &[&str], outcome: &[&str]) {

@@ -145,10 +145,12 @@ async fn session_ids(judged: &mut Judged, session: &Http, timeout: Duration, ini
     }
     let request = format!("POST {} {initialize}, three times, each by a client of its own", session.url());
     let answer = format!("Mcp-Session-Id: {}", ids.join(", "));
-    let verdict = match session_id_problem(&ids) {
-        _ if ids.len() < 3 => (true, format!("only {} of three initialize POSTs gave a session id", ids.len())),
-        Some(problem) => (false, problem),
-        None => (true, "three different session ids, none guessable from another".to_owned()),
+    let verdict = if ids.len() < 3 {
+        (true, format!("only {} of three initialize POSTs gave a session id", ids.len()))
+    } else if let Some(problem) = session_id_problem(&ids) {
+        (false, problem)
+    } else {
+        (true, "three different session ids, none guessable from another".to_owned())
     };
     judged.record(checks::HTTP_SESSION_ID, verdict, request, report::cut(&answer, KEPT));
 }

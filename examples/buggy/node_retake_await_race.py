@@ -32,6 +32,9 @@ LAST = ("        Object.assign(record, { state: 'IN_PROGRESS', epoch: record.epo
 LAST_NEW = ("        // audit trail of every execution started (docs/errors.md: operators read the audit record)\n"
             "        await appendFile(devNull,  // the author's copy wrote a file per process; the null device leaves none\n"
             "          JSON.stringify({ at: new Date().toISOString(), event: 'retake', key, attempt: record.attempts + 1 }) + '\\n');\n"
+            # The audit sink's round trip: without it the null device answers so fast that, under load, a retry's
+            # line can arrive only after the first retake finished (one run in ten let the bug pass unseen).
+            "        await new Promise((resolve) => setTimeout(resolve, 200));\n"
             + LAST)
 
 

@@ -149,7 +149,12 @@ mod tests {
         };
         let cut = || FaultSpec {
             times: 0,
-            ..FaultSpec::from(FaultKind::BodyInTwoParts(BodyInTwoParts { pause_ms: 5, cut: true, parts: 2 }))
+            ..FaultSpec::from(FaultKind::BodyInTwoParts(BodyInTwoParts {
+                pause_ms: 5,
+                cut: true,
+                parts: 2,
+                chunked: false,
+            }))
         };
         let _weather = world.arm(cut(), "GET /weather".to_owned(), 0);
         let _orders = world.arm(cut(), "GET /orders".to_owned(), 0);

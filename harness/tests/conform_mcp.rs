@@ -162,6 +162,26 @@ fn mcp_and_executor_are_one_or_the_other() {
     assert_eq!(missing.code, 3, "{}", missing.stderr);
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_whose_amount_is_a_float_refunds_a_fraction_and_fails_malformed_input_refused() {
+    // examples/mcp-buggy/conform/amount_typed_float.py (blind round 17): `amount: float`, so 30.5 passes the SDK's
+    // validation and, within the refundable amount, is refunded. The example refuses it through the SDK (an
+    // `isError` result without an envelope), which fails only the envelope's checks.
+    if !present(PYTHON, "the Python SDK server (examples/mcp-python) through conform --mcp", INSTALL_MCP_PYTHON) {
+        return;
+    }
+    let scenario = ["decode/fraction_for_integer"];
+    let example = failed(&run(&python_server(), &scenario).await);
+    let expected: BTreeSet<String> = ["envelope-schema", "expectations"]
+        .iter()
+        .map(|check| format!("decode/fraction_for_integer {check}"))
+        .collect();
+    assert_eq!(example, expected, "the example refuses 30.5, without an envelope");
+    let buggy = failed(&run(&buggy_server("amount_typed_float"), &scenario).await);
+    assert!(buggy.contains("decode/fraction_for_integer malformed-input-refused"), "30.5 was refunded: {buggy:?}");
+    assert!(!buggy.contains("decode/fraction_for_integer envelope-schema"), "its answer is an envelope: {buggy:?}");
+}
+
 /// The TypeScript SDK example server, built by `npm run build` (scripts/test).
 const TYPESCRIPT: &str = "examples/mcp-typescript/dist/server.js";
 

@@ -90,7 +90,7 @@ fn the_python_sdk_server_passes_the_identity_scenarios_through_its_tokens_and_st
 #[test]
 fn a_server_that_does_not_check_the_tokens_audience_accepts_the_token_for_another_server_and_fails() {
     // examples/mcp-buggy/conform/audience_unchecked.py: the same server with PyJWT's audience check switched off.
-    // The scenario's two invalid identities are a bad signature, then the run's key for another audience.
+    // The scenario's first two invalid identities are a bad signature, then the run's key for another audience.
     if !present(PYTHON, "the Python SDK server through conform --mcp-http", INSTALL_MCP_PYTHON) {
         return;
     }
@@ -100,6 +100,26 @@ fn a_server_that_does_not_check_the_tokens_audience_accepts_the_token_for_anothe
     assert_eq!(failed, ["auth/identity_invalid_or_expired expectations"], "{report}");
     assert!(report.contains("step 4"), "the second invalid identity, the foreign audience, got through: {report}");
     assert_eq!(statuses.get("auth/identity_invalid_or_expired").map(String::as_str), Some("fail"));
+}
+
+#[test]
+fn a_server_that_skips_the_issuer_or_accepts_another_algorithm_lets_that_invalid_token_through_and_fails() {
+    // examples/mcp-buggy/conform/issuer_unchecked.py and algorithm_unpinned.py (blind round 17). The scenario's
+    // four invalid identities are a bad signature, another audience, another issuer and HS512, in that order
+    // (steps 2, 4, 5 and 6), each refused by one verification step alone.
+    if !present(PYTHON, "the Python SDK server through conform --mcp-http", INSTALL_MCP_PYTHON) {
+        return;
+    }
+    for (server, step) in [("issuer_unchecked", "step 5"), ("algorithm_unpinned", "step 6")] {
+        let (code, _, failed, report) =
+            conform(&["auth/identity_invalid_or_expired"], &["--mcp-http", &buggy_server(server)]);
+        assert_eq!(code, 1, "{server}: {report}");
+        assert_eq!(failed, ["auth/identity_invalid_or_expired expectations"], "{server}: {report}");
+        assert!(report.contains(step), "{server}: the invalid token of {step} got through: {report}");
+        for other in ["step 2", "step 4"] {
+            assert!(!report.contains(&format!("{other}: ")), "{server}: only its own token got through: {report}");
+        }
+    }
 }
 
 #[test]

@@ -24,3 +24,22 @@ def before_each_call(hook):
             return await run(arguments, context, convert_result)
 
         object.__setattr__(tool, "run", hooked)
+
+
+def verify_tokens_with(decode_arguments):
+    """Makes the example check each bearer token with PyJWT's `jwt.decode(token, key, **decode_arguments(verifier))`
+    instead of its own arguments: the one place a buggy server of this folder gets the check wrong. A token that
+    passes becomes the example's access token; one that fails is logged and refused, as the example does."""
+    import jwt
+
+    async def verify_token(self, token):
+        try:
+            claims = jwt.decode(token, self.key, **decode_arguments(self))
+        except jwt.InvalidTokenError as error:
+            server.log.info("refused a bearer token: %s", error)
+            return None
+        return server.AccessToken(token=token, client_id=server.ISSUER, scopes=str(claims.get("scope", "")).split(),
+                                  expires_at=int(claims["exp"]), resource=self.audience, subject=claims["sub"],
+                                  claims=claims)
+
+    server.CallproofTokens.verify_token = verify_token

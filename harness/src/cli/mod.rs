@@ -5,6 +5,7 @@
 //! error after parsing prints `callproof <command>: <why>` (and, under `conform`, the JSON line) and exits
 //! with the code its type decides.
 
+mod busy;
 mod checks;
 mod conform;
 mod explore;

@@ -6,6 +6,7 @@
 //! stdout never claims an exit code the process does not return.
 
 use super::Error;
+use super::busy;
 use super::output;
 use callproof_harness::conform::{self, Options, Report, ScenarioResult, accept, human, junit};
 use callproof_harness::corpus::Corpus;
@@ -159,9 +160,14 @@ pub(crate) fn judge(
             }
         }
     };
+    let load_before = busy::load();
     let report = runtime.block_on(conform::run(factory, scenarios, corpus, options, capabilities, &printer));
     if let Some(bar) = &bar {
         bar.finish_and_clear();
+    }
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    if let Some(warning) = busy::warning(&[load_before, busy::load()], cores) {
+        output::error_line(&warning);
     }
     finish(report?, options, prepared)
 }

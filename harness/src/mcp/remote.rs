@@ -364,14 +364,39 @@ impl Endpoint {
     /// executes the retry again.
     async fn session_of(&self, call: &SubjectCall) -> Result<Arc<Http>, String> {
         let mut sessions = self.sessions.lock().await;
-        let client = format!("{} attempt {}", call.auth.subject_id, call.attempt);
-        if let Some(http) = sessions.get(&client) {
+        if let Some(http) = sessions.get(&client_of(call)) {
             return Ok(http.clone());
         }
-        let http = Arc::new(Http::new(self.http.url(), CLIENT_TIMEOUT)?);
         let mut opener = call.clone();
         opener.auth.identity = callproof_executor::auth::Identity { valid: true, expires_at_ms: None };
         let token = self.token(&opener)?;
+        let http = self.open_session(&token).await?.map_err(|refused| {
+            let why = format!("HTTP {} {}", refused.status, excerpt(&refused.body, 200));
+            format!("it refused to open a session for {}: {why}", call.auth.subject_id)
+        })?;
+        sessions.insert(client_of(call), http.clone());
+        Ok(http)
+    }
+
+    /// A new session for `call`'s subject and attempt, opened with the call's own `token`, after the server
+    /// answered 404 to the call on the old one: the spec's client then starts a new session (2025-11-25
+    /// transports §Session Management). SDKs bind a session to the principal whose token opened it, so a token
+    /// that verifies but names another principal (another issuer) finds no session. `Err` holds the server's
+    /// refusal of the `initialize` (a 401 to that token), which is then the call's answer.
+    async fn reopened(&self, call: &SubjectCall, token: &str) -> Result<Result<Arc<Http>, Posted>, String> {
+        let mut sessions = self.sessions.lock().await;
+        let opened = self.open_session(token).await?;
+        if let Ok(http) = &opened {
+            sessions.insert(client_of(call), http.clone());
+        }
+        Ok(opened)
+    }
+
+    /// `initialize`, `notifications/initialized` and (when the server declares logging) `logging/setLevel` on a
+    /// new connection, with `token`; `Err` inside is the answer to an `initialize` that opened nothing.
+    async fn open_session(&self, token: &str) -> Result<Result<Arc<Http>, Posted>, String> {
+        let http = Arc::new(Http::new(self.http.url(), CLIENT_TIMEOUT)?);
+        let token = token.to_owned();
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let params = json!({
             "protocolVersion": REVISION,
@@ -381,8 +406,7 @@ impl Endpoint {
         let initialize = json!({"jsonrpc": "2.0", "id": id, "method": "initialize", "params": params}).to_string();
         let posted = http.post(&initialize, Some(&token)).await.map_err(|error| error.to_string())?;
         if !posted.messages.iter().any(|message| message.get("result").is_some()) {
-            let why = format!("HTTP {} {}", posted.status, excerpt(&posted.body, 200));
-            return Err(format!("it refused to open a session for {}: {why}", call.auth.subject_id));
+            return Ok(Err(posted));
         }
         let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string();
         http.post(&initialized, Some(&token)).await.map_err(|error| error.to_string())?;
@@ -393,8 +417,7 @@ impl Endpoint {
                 json!({"jsonrpc": "2.0", "id": id, "method": "logging/setLevel", "params": set_level_params()});
             let _ = tokio::time::timeout(SET_LEVEL_WAIT, http.post(&set_level.to_string(), Some(&token))).await;
         }
-        sessions.insert(client, http.clone());
-        Ok(http)
+        Ok(Ok(http))
     }
 
     /// The handshake within `timeout`: `initialize`, `notifications/initialized`, `tools/list`.
@@ -474,7 +497,9 @@ impl Endpoint {
     }
 
     /// One call: its POST with its token, bounded by the budget plus `margin` of when it was sent or, queued
-    /// behind other calls, of the latest answer to one of them, and the answer read.
+    /// behind other calls, of the latest answer to one of them, and the answer read. A 404 to it on a session
+    /// (the server keeps that session for another principal) opens a new one with the call's token, as
+    /// [`Endpoint::reopened`] says, and sends the call there once.
     async fn call(&self, call: &SubjectCall, margin: Duration) -> Result<Reply, Break> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let modern = self.modern();
@@ -497,16 +522,28 @@ impl Endpoint {
         } else {
             (Some(self.session_of(call).await.map_err(Break::Wrote)?), Route::default())
         };
-        let http = http.as_deref().unwrap_or(&self.http);
         let headers = route.headers();
-        let posted = http.post_with(&line, Some(&token), &headers);
-        let posted = match backlog::within(call.budget + margin, self.answers.watch(), posted).await {
-            None | Some(Err(PostError::Timeout(_))) => return Err(silent()),
-            Some(Err(PostError::Connection { why, .. })) => {
-                return Err(Break::Wrote(format!("the POST of request {id} failed: {why}")));
+        let (mut session, mut reopened) = (http, false);
+        let posted = loop {
+            let posted = session.as_deref().unwrap_or(&self.http).post_with(&line, Some(&token), &headers);
+            let posted = match backlog::within(call.budget + margin, self.answers.watch(), posted).await {
+                None | Some(Err(PostError::Timeout(_))) => return Err(silent()),
+                Some(Err(PostError::Connection { why, .. })) => {
+                    return Err(Break::Wrote(format!("the POST of request {id} failed: {why}")));
+                }
+                Some(Err(error)) => return Err(Break::Wrote(error.to_string())),
+                Some(Ok(posted)) => posted,
+            };
+            // Once: a session the server does not know for this token is opened again with it.
+            if posted.status == 404 && session.is_some() && !reopened {
+                reopened = true;
+                match self.reopened(call, &token).await.map_err(Break::Wrote)? {
+                    Ok(fresh) => session = Some(fresh),
+                    Err(refused) => break refused,
+                }
+                continue;
             }
-            Some(Err(error)) => return Err(Break::Wrote(error.to_string())),
-            Some(Ok(posted)) => posted,
+            break posted;
         };
         self.answers.answered();
         for message in &posted.messages {
@@ -514,6 +551,11 @@ impl Endpoint {
         }
         read_posted(&posted, call, id, (&self.tools, reader), &line).map_err(Break::Wrote)
     }
+}
+
+/// Which session a call goes on: one per subject and attempt.
+fn client_of(call: &SubjectCall) -> String {
+    format!("{} attempt {}", call.auth.subject_id, call.attempt)
 }
 
 /// A server the harness started: the process and its endpoint.

@@ -3,8 +3,8 @@
 //!
 //! Rule enforced here: the identity reaches a server over HTTP only in a token signed with the run's key (the
 //! UTF-8 bytes of its text, used as is), a fresh one per call; the scenario's identity states become the token's
-//! states (`identity.valid = false`: signed with another random key, or with the run's key for another server;
-//! an expiry: `exp` from it), never a flag a server could read and ignore.
+//! states (`identity.valid = false`: signed with another random key, or with the run's key for another server, by
+//! another issuer, or with HS512; an expiry: `exp` from it), never a flag a server could read and ignore.
 
 use crate::subject::SubjectCall;
 use base64::Engine as _;
@@ -22,6 +22,28 @@ const LIFETIME_S: u64 = 300;
 /// The `aud` of a token minted for another server: signed with the run's key, so only the audience check
 /// refuses it (docs/mcp.md: "a token for one server is refused by another").
 pub const FOREIGN_AUDIENCE: &str = "https://another-server.invalid/mcp";
+
+/// The `iss` of a token from another issuer: signed with the run's key, so only the issuer check refuses it
+/// (docs/mcp.md: a server verifies `iss`).
+pub const FOREIGN_ISSUER: &str = "https://another-issuer.invalid";
+
+/// The ways a token for an invalid identity fails, in the order a run's invalid identities take them: each is
+/// refused by one verification step alone, so a server must make every step to refuse them all.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Invalid {
+    /// Signed with a fresh random key.
+    Signature,
+    /// The run's key, for [`FOREIGN_AUDIENCE`].
+    Audience,
+    /// The run's key, from [`FOREIGN_ISSUER`].
+    Issuer,
+    /// The run's key, with HS512 (`alg` in the header): docs/mcp.md accepts HS256 only.
+    Algorithm,
+}
+
+impl Invalid {
+    const TURNS: [Invalid; 4] = [Invalid::Signature, Invalid::Audience, Invalid::Issuer, Invalid::Algorithm];
+}
 
 /// An HS256 key: 43 characters of base64url (32 random bytes) when the harness makes it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -73,7 +95,7 @@ pub struct Minter {
     key: Key,
     run: String,
     issued: AtomicU64,
-    /// Tokens minted for invalid identities so far: they take turns between the two ways a token fails.
+    /// Tokens minted for invalid identities so far: they take turns between the ways a token fails.
     invalid: AtomicU64,
 }
 
@@ -94,7 +116,8 @@ impl Minter {
     /// The token of `call`, issued at `now_s` (Unix seconds): signed with the run's key. When the scenario says
     /// the identity is not valid, the run's invalid identities take turns: the first is signed with a fresh
     /// random key (a bad signature), the next with the run's key for [`FOREIGN_AUDIENCE`] (a token for another
-    /// server), and so on, so a server must check both to refuse every one.
+    /// server), the third from [`FOREIGN_ISSUER`], the fourth with HS512, and so on, so a server must check the
+    /// signature, the audience, the issuer and the algorithm to refuse every one.
     ///
     /// # Errors
     /// When no random key can be made for an invalid identity.
@@ -104,12 +127,20 @@ impl Minter {
         if call.auth.identity.valid {
             return Ok(sign(self.key.text().as_bytes(), &claims));
         }
-        if self.invalid.fetch_add(1, Ordering::Relaxed).is_multiple_of(2) {
-            Ok(sign(Key::generate()?.text().as_bytes(), &claims))
-        } else {
-            claims["aud"] = json!(FOREIGN_AUDIENCE);
-            Ok(sign(self.key.text().as_bytes(), &claims))
-        }
+        let turn = self.invalid.fetch_add(1, Ordering::Relaxed) as usize % Invalid::TURNS.len();
+        let key = self.key.text().as_bytes();
+        Ok(match Invalid::TURNS[turn] {
+            Invalid::Signature => sign(Key::generate()?.text().as_bytes(), &claims),
+            Invalid::Audience => {
+                claims["aud"] = json!(FOREIGN_AUDIENCE);
+                sign(key, &claims)
+            }
+            Invalid::Issuer => {
+                claims["iss"] = json!(FOREIGN_ISSUER);
+                sign(key, &claims)
+            }
+            Invalid::Algorithm => sign_hs512(key, &claims),
+        })
     }
 }
 
@@ -170,6 +201,22 @@ pub fn sign(key: &[u8], claims: &Value) -> String {
     let payload = URL_SAFE_NO_PAD.encode(claims.to_string());
     let input = format!("{header}.{payload}");
     format!("{input}.{}", URL_SAFE_NO_PAD.encode(hs256(key, input.as_bytes())))
+}
+
+/// The same JWS with `{"alg":"HS512","typ":"JWT"}`, signed with HMAC-SHA-512: a token a server that pins HS256
+/// refuses, whatever its key.
+fn sign_hs512(key: &[u8], claims: &Value) -> String {
+    let header = URL_SAFE_NO_PAD.encode(br#"{"alg":"HS512","typ":"JWT"}"#);
+    let payload = URL_SAFE_NO_PAD.encode(claims.to_string());
+    let input = format!("{header}.{payload}");
+    let signature = match hmac::Hmac::<sha2::Sha512>::new_from_slice(key) {
+        Ok(mut mac) => {
+            mac.update(input.as_bytes());
+            mac.finalize().into_bytes().to_vec()
+        }
+        Err(_) => unreachable!("HMAC takes keys of any length"),
+    };
+    format!("{input}.{}", URL_SAFE_NO_PAD.encode(signature))
 }
 
 /// HMAC-SHA-256 (RFC 2104) of `message` under `key`.
@@ -269,7 +316,7 @@ mod tests {
     }
 
     #[test]
-    fn invalid_identities_take_turns_between_a_bad_signature_and_another_audience_and_an_expiry_is_the_exp() {
+    fn invalid_identities_take_turns_between_signature_audience_issuer_and_algorithm_and_an_expiry_is_the_exp() {
         let key = Key::generate().expect("a key");
         assert_eq!(key.text().len(), 43, "32 bytes of base64url");
         let minter = Minter::new(key.clone());
@@ -282,12 +329,27 @@ mod tests {
         let expected = rfc2104(key.text().as_bytes(), input.as_bytes());
         assert_ne!(URL_SAFE_NO_PAD.decode(signature).expect("base64url"), expected, "not the run's key");
         assert_eq!(decode(input.split('.').nth(1).expect("claims"))["aud"], "http://h/mcp");
-        // The next invalid identity is the run's key for another server; the one after, a bad signature again.
+        // The next invalid identity is the run's key for another server; the fifth, a bad signature again.
         let token = minter.token(&call(auth.clone()), &audience, 1_000).expect("a token");
         let (input, signature) = token.rsplit_once('.').expect("three parts");
         let expected = rfc2104(key.text().as_bytes(), input.as_bytes());
         assert_eq!(URL_SAFE_NO_PAD.decode(signature).expect("base64url"), expected, "the run's key");
         assert_eq!(decode(input.split('.').nth(1).expect("claims"))["aud"], FOREIGN_AUDIENCE);
+        // The third is the run's key from another issuer, the fourth the run's key with HS512.
+        let token = minter.token(&call(auth.clone()), &audience, 1_000).expect("a token");
+        let (input, signature) = token.rsplit_once('.').expect("three parts");
+        let expected = rfc2104(key.text().as_bytes(), input.as_bytes());
+        assert_eq!(URL_SAFE_NO_PAD.decode(signature).expect("base64url"), expected, "the run's key");
+        let claims = decode(input.split('.').nth(1).expect("claims"));
+        assert_eq!((claims["iss"].as_str(), claims["aud"].as_str()), (Some(FOREIGN_ISSUER), Some("http://h/mcp")));
+        let token = minter.token(&call(auth.clone()), &audience, 1_000).expect("a token");
+        let (input, signature) = token.rsplit_once('.').expect("three parts");
+        assert_eq!(decode(input.split('.').next().expect("header")), json!({"alg": "HS512", "typ": "JWT"}));
+        let mut mac = hmac::Hmac::<sha2::Sha512>::new_from_slice(key.text().as_bytes()).expect("any key");
+        mac.update(input.as_bytes());
+        assert_eq!(URL_SAFE_NO_PAD.decode(signature).expect("base64url"), mac.finalize().into_bytes().to_vec());
+        let claims = decode(input.split('.').nth(1).expect("claims"));
+        assert_eq!((claims["iss"].as_str(), claims["aud"].as_str()), (Some(ISSUER), Some("http://h/mcp")));
         let token = minter.token(&call(auth), &audience, 1_000).expect("a token");
         let (input, signature) = token.rsplit_once('.').expect("three parts");
         let expected = rfc2104(key.text().as_bytes(), input.as_bytes());

@@ -307,8 +307,9 @@ mod tests {
     use std::time::Duration;
 
     /// `body_in_two_parts`: the harness's own server writes the weather service's answer in two reads split inside
-    /// a character (the bytes, put together, are the whole answer), and with `cut` a success's body breaks off
-    /// after its first part; after the step wiremock answers on the same port again.
+    /// a character (the bytes, put together, are the whole answer), with `cut` a success's body breaks off
+    /// after its first part, and with `chunked` it comes as chunks with no length; after the step wiremock answers
+    /// on the same port again.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn an_answer_goes_out_in_two_parts_or_broken_off_and_then_wiremock_serves_again() {
         use crate::world::{FaultKind, FaultSpec, fault::BodyInTwoParts};
@@ -317,7 +318,12 @@ mod tests {
         let url = format!("{}/weather?location=Z%C3%BCrich&units=celsius", downstream.uri());
         downstream.serve_in_parts().await.expect("the port is handed over");
         let split = world.arm(
-            FaultSpec::from(FaultKind::BodyInTwoParts(BodyInTwoParts { pause_ms: 100, cut: false, parts: 2 })),
+            FaultSpec::from(FaultKind::BodyInTwoParts(BodyInTwoParts {
+                pause_ms: 100,
+                cut: false,
+                parts: 2,
+                chunked: false,
+            })),
             "GET /weather".to_owned(),
             0,
         );
@@ -333,13 +339,34 @@ mod tests {
         assert_eq!(whole["location"], "Zürich");
         drop(split);
         let _cut = world.arm(
-            FaultSpec::from(FaultKind::BodyInTwoParts(BodyInTwoParts { pause_ms: 10, cut: true, parts: 2 })),
+            FaultSpec::from(FaultKind::BodyInTwoParts(BodyInTwoParts {
+                pause_ms: 10,
+                cut: true,
+                parts: 2,
+                chunked: false,
+            })),
             "GET /weather".to_owned(),
             1,
         );
         let answer = reqwest::get(&url).await.expect("the status line arrives");
         assert_eq!(answer.status(), 200);
         assert!(answer.bytes().await.is_err(), "the body breaks off");
+        let _chunked = world.arm(
+            FaultSpec::from(FaultKind::BodyInTwoParts(BodyInTwoParts {
+                pause_ms: 10,
+                cut: false,
+                parts: 3,
+                chunked: true,
+            })),
+            "GET /weather".to_owned(),
+            2,
+        );
+        let answer = reqwest::get(&url).await.expect("answered in chunks");
+        assert_eq!(answer.headers().get("transfer-encoding").map(|value| value.as_bytes()), Some(&b"chunked"[..]));
+        assert!(answer.headers().get("content-length").is_none(), "no length is announced");
+        let body = answer.bytes().await.expect("every chunk, to the last");
+        let whole: serde_json::Value = serde_json::from_slice(&body).expect("the chunks together are the JSON answer");
+        assert_eq!(whole["location"], "Zürich");
         downstream.serve_with_wiremock().await.expect("wiremock takes the port back");
         assert_eq!(reqwest::get(&url).await.expect("served").status(), 200, "the fault is spent: wiremock answers");
         downstream.stop().await;

@@ -2,8 +2,9 @@
 //!
 //! Rule enforced here: it decides nothing. Every request goes to the same [`World::handle`] as over wiremock,
 //! and the reply is written as the world says (status, headers, delay, a dropped connection); only a reply with
-//! [`crate::world::Parts`] is written differently: its first part, a pause, then the rest or a closed connection.
-//! It serves one step (fault `body_in_two_parts`); its connections end with it.
+//! [`crate::world::Parts`] is written differently: its first part, a pause, then the rest or a closed connection,
+//! framed by its length or, when the parts say `chunked`, as HTTP/1.1 chunks (hyper frames a body whose length
+//! it is not told that way, one chunk per write). It serves one step (fault `body_in_two_parts`); its connections end with it.
 
 use crate::world::{Reply, World};
 use futures::StreamExt as _;
@@ -37,7 +38,10 @@ pub(super) async fn serve(listener: TcpListener, world: Arc<World>) {
 async fn answer(world: Arc<World>, request: Request<hyper::body::Incoming>) -> Result<Response<Body>, std::io::Error> {
     let (head, body) = request.into_parts();
     let body = Limited::new(body, MAX_REQUEST_BYTES).collect().await.map_err(std::io::Error::other)?.to_bytes();
-    let url = wiremock::http::Url::parse(&format!("http://downstream{}", head.uri)).map_err(std::io::Error::other)?;
+    // A request target in absolute form (`GET http://host:port/path`, RFC 9112 §3.2.2) names the same resource as
+    // its path and query, which is all the world reads.
+    let target = head.uri.path_and_query().map_or("/", |target| target.as_str());
+    let url = wiremock::http::Url::parse(&format!("http://downstream{target}")).map_err(std::io::Error::other)?;
     // The request as wiremock hands it over, so the world sees it exactly as it does over wiremock.
     let request = wiremock::Request { url, method: head.method, headers: head.headers, body: body.to_vec() };
     let reply = world.handle(&super::incoming(&request));
@@ -49,10 +53,10 @@ async fn answer(world: Arc<World>, request: Request<hyper::body::Incoming>) -> R
 }
 
 fn response(reply: Reply) -> Result<Response<Body>, std::io::Error> {
-    let mut builder = Response::builder()
-        .status(reply.status)
-        .header("content-type", "application/json")
-        .header("content-length", reply.body.len());
+    let mut builder = Response::builder().status(reply.status).header("content-type", "application/json");
+    if !reply.parts.is_some_and(|parts| parts.chunked) {
+        builder = builder.header("content-length", reply.body.len());
+    }
     for (name, value) in &reply.headers {
         builder = builder.header(name.as_str(), value.as_str());
     }

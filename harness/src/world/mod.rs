@@ -78,13 +78,15 @@ pub struct Parts {
     pub cut: bool,
     /// How many writes in all: the rest after the first part goes in `count - 1` equal pieces.
     pub count: u32,
+    /// Each write is one HTTP/1.1 chunk and the answer has no `Content-Length`.
+    pub chunked: bool,
 }
 
 impl Parts {
     /// The parts of `body` for this verdict: the first ends after the first byte of its first multibyte character.
-    fn of(body: &[u8], pause: Duration, cut: bool, count: u32) -> Parts {
+    fn of(body: &[u8], pause: Duration, cut: bool, count: u32, chunked: bool) -> Parts {
         let split_at = body.iter().position(|byte| !byte.is_ascii()).map_or(body.len() / 2, |first| first + 1);
-        Parts { split_at, pause, cut, count }
+        Parts { split_at, pause, cut, count, chunked }
     }
 
     /// How long the whole body takes to arrive after its first part (when it is not cut).
@@ -338,7 +340,7 @@ impl World {
         answer.headers.insert(0, ("x-request-id".to_owned(), format!("dr_{}", state.requests.len())));
         let verdict = fault.as_mut().map_or(After::Pass, |armed| armed.rule.after_commit(&request, &mut answer));
         let in_parts = match verdict {
-            After::InParts { pause, cut, count } => Some((pause, cut, count)),
+            After::InParts { pause, cut, count, chunked } => Some((pause, cut, count, chunked)),
             _ => None,
         };
         let (delay, drop_connection) = match verdict {
@@ -391,7 +393,7 @@ impl World {
         let index = state.requests.len();
         let answered_ms = (!drop_connection).then(|| at_ms.saturating_add(delay.as_millis() as u64));
         state.requests.push(RequestRecord { index, at_ms, answered_ms, fault: fired, ..record });
-        let parts = in_parts.map(|(pause, cut, count)| Parts::of(&bytes, pause, cut, count));
+        let parts = in_parts.map(|(pause, cut, count, chunked)| Parts::of(&bytes, pause, cut, count, chunked));
         Reply { status: answer.status, headers: answer.headers, body: bytes, delay, drop_connection, parts }
     }
 }

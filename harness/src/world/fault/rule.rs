@@ -106,6 +106,8 @@ pub enum After {
         cut: bool,
         /// How many writes.
         count: u32,
+        /// Each write one HTTP/1.1 chunk (`Transfer-Encoding: chunked`), no `Content-Length`.
+        chunked: bool,
     },
 }
 

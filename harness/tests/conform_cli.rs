@@ -247,6 +247,18 @@ fn an_executor_that_exits_breaks_the_protocol() {
 }
 
 #[test]
+fn an_executor_not_ready_within_the_start_timeout_it_was_given_exits_3_saying_how_long_it_waited() {
+    let (code, reason, report) = broken("never_ready.sh", &["one_refund.toml"], &["--start-timeout", "1"]);
+    assert_eq!(code, 3);
+    assert_eq!(reason["reason"], "executor_not_started");
+    let message = reason["message"].as_str().expect("message");
+    assert!(message.contains("within 1000 ms") && message.contains("still importing"), "{message}");
+    assert!(report.is_null(), "no report without an executor");
+    let (code, reason, _) = broken("never_ready.sh", &["one_refund.toml"], &["--start-timeout", "0"]);
+    assert_eq!((code, reason["reason"].as_str()), (2, Some("usage")), "{reason}");
+}
+
+#[test]
 fn an_executor_that_cannot_start_exits_3_before_any_scenario() {
     let (code, reason, report) = broken("fails_to_start.sh", &["one_refund.toml"], &[]);
     assert_eq!(code, 3);

@@ -66,6 +66,11 @@ pub(crate) struct Args {
     /// executor must declare the store_outage feature), named in its environment as CALLPROOF_STORE_PROXY.
     #[arg(long, value_name = "HOST:PORT", conflicts_with = "mcp_url")]
     store_address: Option<String>,
+    /// With --executor, --mcp or --mcp-http: how long each started process may take to be ready (answer `hello`;
+    /// for MCP, listen and finish the handshake). A busy machine can take longer than the default to import a
+    /// Python server's SDK.
+    #[arg(long, value_name = "SECONDS", default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..=600))]
+    start_timeout: u64,
     /// The reports.
     #[command(flatten)]
     reports: Reports,
@@ -117,8 +122,11 @@ impl Subject {
         if args.mcp_revision != Revision::Auto && args.executor.is_some() {
             return Err(Error::Usage("--mcp-revision is for an MCP server, not --executor".to_owned()));
         }
-        let store =
-            |options: &ProcessOptions| ProcessOptions { store_upstream: args.store_address.clone(), ..options.clone() };
+        let store = |options: &ProcessOptions| ProcessOptions {
+            store_upstream: args.store_address.clone(),
+            start_timeout: std::time::Duration::from_secs(args.start_timeout),
+            ..options.clone()
+        };
         if let Some(command) = &args.mcp {
             let factory = McpFactory::new(command)?
                 .with_revision(args.mcp_revision)

@@ -693,9 +693,12 @@ function replay(stored, meta) {
   return answer;
 }
 
+// A body is JSON only if it is UTF-8 (RFC 8259 §8.1): a byte that is not is refused, never replaced with U+FFFD.
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
 function readJson(buffer) {
   try {
-    return parseJsonStrict(buffer.toString('utf8')).value;
+    return parseJsonStrict(strictUtf8.decode(buffer)).value;
   } catch {
     return undefined;
   }

@@ -18,6 +18,10 @@ pub struct FailBeforeCommit {
     /// passes on only the listed ones).
     #[serde(default = "default_reason")]
     pub reason: String,
+    /// The `error.field` of the body, when given: the argument the service says it refused (docs/conformance-app.md's
+    /// refusal shape), which an executor may name in `details.field` but never quote the value of.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub field: Option<String>,
 }
 
 fn default_status() -> u16 {
@@ -30,7 +34,11 @@ fn default_reason() -> String {
 
 impl Rule for FailBeforeCommit {
     fn before_commit(&mut self, _request: &Request<'_>) -> Before {
-        Before::Answer(Outgoing::refusal(self.status, json!({"error": {"reason": self.reason}})))
+        let mut error = json!({"reason": self.reason});
+        if let Some(field) = &self.field {
+            error["field"] = json!(field);
+        }
+        Before::Answer(Outgoing::refusal(self.status, json!({ "error": error })))
     }
 }
 
@@ -40,6 +48,6 @@ impl Fault for FailBeforeCommit {
     }
 
     fn generated() -> Vec<Generated> {
-        vec![Generated::new("fail_before_commit", |_| FaultKind::FailBeforeCommit(FailBeforeCommit { status: 503, reason: default_reason() }).into())]
+        vec![Generated::new("fail_before_commit", |_| FaultKind::FailBeforeCommit(FailBeforeCommit { status: 503, reason: default_reason(), field: None }).into())]
     }
 }

@@ -117,6 +117,7 @@ kinds! {
     body_in_two_parts => BodyInTwoParts,
     drop_before_commit => DropBeforeCommit,
     oversized_body => OversizedBody,
+    invalid_utf8 => InvalidUtf8,
 }
 
 pub use inject_text::INJECTION;

@@ -315,52 +315,81 @@ mod tests {
         assert_ne!(decode(again.split('.').nth(1).expect("claims"))["jti"], claims["jti"], "a jti per token");
     }
 
+    /// A token's header and claims, and whether its signature is the run key's HMAC-SHA-256 or HMAC-SHA-512.
+    struct Read {
+        header: Value,
+        claims: Value,
+        hs256_with: bool,
+        hs512_with: bool,
+    }
+
+    fn read(token: &str, key: &Key) -> Read {
+        let (input, signature) = token.rsplit_once('.').expect("three parts");
+        let signature = URL_SAFE_NO_PAD.decode(signature).expect("base64url");
+        let mut hs512 = hmac::Hmac::<sha2::Sha512>::new_from_slice(key.text().as_bytes()).expect("any key");
+        hs512.update(input.as_bytes());
+        let (header, claims) = input.split_once('.').expect("header and claims");
+        Read {
+            header: decode(header),
+            claims: decode(claims),
+            hs256_with: signature == rfc2104(key.text().as_bytes(), input.as_bytes()),
+            hs512_with: signature == hs512.finalize().into_bytes().to_vec(),
+        }
+    }
+
     #[test]
-    fn invalid_identities_take_turns_between_signature_audience_issuer_and_algorithm_and_an_expiry_is_the_exp() {
+    fn invalid_identities_take_turns_between_signature_audience_issuer_and_algorithm() {
         let key = Key::generate().expect("a key");
         assert_eq!(key.text().len(), 43, "32 bytes of base64url");
+        let minter = Minter::new(key.clone());
+        let audience = Audience { url: "http://h/mcp".into(), fixture: None };
+        let mut auth = AuthContext::new("u", "t", &[]);
+        auth.identity.valid = false;
+        let next = || read(&minter.token(&call(auth.clone()), &audience, 1_000).expect("a token"), &key);
+        let hs256 = json!({"alg": "HS256", "typ": "JWT"});
+        // A bad signature: another key, the right audience and issuer.
+        let signature = next();
+        assert!(!signature.hs256_with && signature.header == hs256, "not the run's key");
+        assert_eq!(
+            (signature.claims["aud"].as_str(), signature.claims["iss"].as_str()),
+            (Some("http://h/mcp"), Some(ISSUER))
+        );
+        // The run's key, for another server.
+        let audience_turn = next();
+        assert!(audience_turn.hs256_with, "the run's key");
+        assert_eq!(audience_turn.claims["aud"], FOREIGN_AUDIENCE);
+        // The run's key, from another issuer.
+        let issuer = next();
+        assert!(issuer.hs256_with, "the run's key");
+        assert_eq!(
+            (issuer.claims["iss"].as_str(), issuer.claims["aud"].as_str()),
+            (Some(FOREIGN_ISSUER), Some("http://h/mcp"))
+        );
+        // The run's key with HS512, everything else right.
+        let algorithm = next();
+        assert_eq!(algorithm.header, json!({"alg": "HS512", "typ": "JWT"}));
+        assert!(algorithm.hs512_with && !algorithm.hs256_with, "HMAC-SHA-512 with the run's key");
+        assert_eq!(
+            (algorithm.claims["iss"].as_str(), algorithm.claims["aud"].as_str()),
+            (Some(ISSUER), Some("http://h/mcp"))
+        );
+        // And round again: the fifth is a bad signature.
+        assert!(!next().hs256_with, "a bad signature again");
+    }
+
+    #[test]
+    fn an_expiry_is_the_exp_and_a_fixture_goes_into_the_claims() {
+        let key = Key::generate().expect("a key");
         let minter = Minter::new(key.clone());
         let audience =
             Audience { url: "http://h/mcp".into(), fixture: Some(("http://127.0.0.1:9".into(), "cp_1".into())) };
         let mut auth = AuthContext::new("u", "t", &[]);
-        auth.identity.valid = false;
-        let token = minter.token(&call(auth.clone()), &audience, 1_000).expect("a token");
-        let (input, signature) = token.rsplit_once('.').expect("three parts");
-        let expected = rfc2104(key.text().as_bytes(), input.as_bytes());
-        assert_ne!(URL_SAFE_NO_PAD.decode(signature).expect("base64url"), expected, "not the run's key");
-        assert_eq!(decode(input.split('.').nth(1).expect("claims"))["aud"], "http://h/mcp");
-        // The next invalid identity is the run's key for another server; the fifth, a bad signature again.
-        let token = minter.token(&call(auth.clone()), &audience, 1_000).expect("a token");
-        let (input, signature) = token.rsplit_once('.').expect("three parts");
-        let expected = rfc2104(key.text().as_bytes(), input.as_bytes());
-        assert_eq!(URL_SAFE_NO_PAD.decode(signature).expect("base64url"), expected, "the run's key");
-        assert_eq!(decode(input.split('.').nth(1).expect("claims"))["aud"], FOREIGN_AUDIENCE);
-        // The third is the run's key from another issuer, the fourth the run's key with HS512.
-        let token = minter.token(&call(auth.clone()), &audience, 1_000).expect("a token");
-        let (input, signature) = token.rsplit_once('.').expect("three parts");
-        let expected = rfc2104(key.text().as_bytes(), input.as_bytes());
-        assert_eq!(URL_SAFE_NO_PAD.decode(signature).expect("base64url"), expected, "the run's key");
-        let claims = decode(input.split('.').nth(1).expect("claims"));
-        assert_eq!((claims["iss"].as_str(), claims["aud"].as_str()), (Some(FOREIGN_ISSUER), Some("http://h/mcp")));
-        let token = minter.token(&call(auth.clone()), &audience, 1_000).expect("a token");
-        let (input, signature) = token.rsplit_once('.').expect("three parts");
-        assert_eq!(decode(input.split('.').next().expect("header")), json!({"alg": "HS512", "typ": "JWT"}));
-        let mut mac = hmac::Hmac::<sha2::Sha512>::new_from_slice(key.text().as_bytes()).expect("any key");
-        mac.update(input.as_bytes());
-        assert_eq!(URL_SAFE_NO_PAD.decode(signature).expect("base64url"), mac.finalize().into_bytes().to_vec());
-        let claims = decode(input.split('.').nth(1).expect("claims"));
-        assert_eq!((claims["iss"].as_str(), claims["aud"].as_str()), (Some(ISSUER), Some("http://h/mcp")));
-        let token = minter.token(&call(auth), &audience, 1_000).expect("a token");
-        let (input, signature) = token.rsplit_once('.').expect("three parts");
-        let expected = rfc2104(key.text().as_bytes(), input.as_bytes());
-        assert_ne!(URL_SAFE_NO_PAD.decode(signature).expect("base64url"), expected, "a bad signature again");
-        let mut auth = AuthContext::new("u", "t", &[]);
         auth.identity.expires_at_ms = Some(500_999);
-        let claims =
-            decode(minter.token(&call(auth), &audience, 1_000).expect("a token").split('.').nth(1).expect("x"));
-        assert_eq!(claims["exp"], 500, "expires_at_ms / 1000, rounded down");
+        let token = read(&minter.token(&call(auth), &audience, 1_000).expect("a token"), &key);
+        assert!(token.hs256_with, "an expired identity is still the run's key");
+        assert_eq!(token.claims["exp"], 500, "expires_at_ms / 1000, rounded down");
         assert_eq!(
-            (claims["cp_downstream_url"].as_str(), claims["cp_session"].as_str()),
+            (token.claims["cp_downstream_url"].as_str(), token.claims["cp_session"].as_str()),
             (Some("http://127.0.0.1:9"), Some("cp_1"))
         );
     }

@@ -384,6 +384,14 @@ pub const ALL: &[Mutant] = &[
         trips: &["no-secret-leak"],
         process: over(&["decode/sensitive_value_withheld"]),
     },
+    Mutant {
+        name: "url-queries-scrubbed",
+        bug: "a secret scrubber masks the query of every URL in the downstream's successes, so a signed download \
+              link reaches the result as ?REDACTED instead of the link the service signed",
+        variant: Variant { downstream: |downstream| Arc::new(ports::ScrubsUrlQueries(downstream)), ..R },
+        trips: &["result-matches-downstream"],
+        process: over(&["tasks/export_polled_to_completion"]),
+    },
 ];
 
 /// The mutant with this name.

@@ -238,6 +238,37 @@ impl Downstream for OptimisticTaskStatus {
     }
 }
 
+/// A secret scrubber on the way in: every URL in a success's body loses its query (`?sig=...` becomes
+/// `?REDACTED`), so a signed download link reaches the result masked, not as the service signed it.
+pub struct ScrubsUrlQueries(pub Arc<dyn Downstream>);
+
+#[async_trait]
+impl Downstream for ScrubsUrlQueries {
+    async fn send(&self, request: HttpRequest, timeout: Duration) -> Result<HttpResponse, SendError> {
+        let mut response = self.0.send(request, timeout).await?;
+        if (200..300).contains(&response.status)
+            && let Ok(mut body) = serde_json::from_slice::<serde_json::Value>(&response.body)
+        {
+            scrub_url_queries(&mut body);
+            response.body = serde_json::to_vec(&body).unwrap_or(response.body);
+        }
+        Ok(response)
+    }
+}
+
+fn scrub_url_queries(value: &mut serde_json::Value) {
+    match value {
+        serde_json::Value::String(text) if text.starts_with("https://") || text.starts_with("http://") => {
+            if let Some(query) = text.find('?') {
+                text.replace_range(query + 1.., "REDACTED");
+            }
+        }
+        serde_json::Value::Array(items) => items.iter_mut().for_each(scrub_url_queries),
+        serde_json::Value::Object(members) => members.values_mut().for_each(scrub_url_queries),
+        _ => {}
+    }
+}
+
 /// Fails open: a store that cannot be reached is taken for an empty one, so the call goes ahead without a
 /// claim and its outcome is never recorded (the "cache is down, carry on" shortcut).
 pub struct FailsOpenStore(pub Arc<dyn Store>);

@@ -11,6 +11,7 @@
 //! key: no decode has one meaning for it) is not judged, nor a body the request log did not keep (over
 //! 256 KiB). GET and DELETE carry no arguments.
 
+use super::json_values::{self, member_pointer, same_number};
 use super::{Check, CheckId, Context, Judgement, Level, Outcome};
 use crate::transcript::{CallRecord, Exchange};
 use callproof_executor::Arguments;
@@ -70,9 +71,7 @@ fn arguments_of(call: &CallRecord) -> Option<Value> {
 /// Whether two JSON values are the same: numbers by value, objects whatever their members' order.
 fn same(sent: &Value, given: &Value) -> bool {
     match (sent, given) {
-        (Value::Number(sent), Value::Number(given)) => {
-            sent == given || matches!((sent.as_f64(), given.as_f64()), (Some(a), Some(b)) if a == b)
-        }
+        (Value::Number(sent), Value::Number(given)) => same_number(sent, given),
         (Value::Object(sent), Value::Object(given)) => {
             sent.len() == given.len()
                 && given.iter().all(|(name, value)| sent.get(name).is_some_and(|sent| same(sent, value)))
@@ -103,7 +102,7 @@ fn first_difference(sent: &Value, given: &Value, at: String) -> Option<String> {
     match (sent, given) {
         (Value::Object(sent), Value::Object(given)) => {
             for (name, value) in given {
-                let pointer = format!("{at}/{}", name.replace('~', "~0").replace('/', "~1"));
+                let pointer = member_pointer(&at, name);
                 match sent.get(name) {
                     None => return Some(format!("`{pointer}` is left out")),
                     Some(found) if !same(found, value) => return first_difference(found, value, pointer),
@@ -111,7 +110,7 @@ fn first_difference(sent: &Value, given: &Value, at: String) -> Option<String> {
                 }
             }
             let added = sent.keys().find(|name| !given.contains_key(*name))?;
-            Some(format!("`{at}/{added}` is added, which the call did not give"))
+            Some(format!("`{}` is added, which the call did not give", member_pointer(&at, added)))
         }
         (Value::Array(sent), Value::Array(given)) if sent.len() == given.len() => sent
             .iter()
@@ -125,11 +124,7 @@ fn first_difference(sent: &Value, given: &Value, at: String) -> Option<String> {
 }
 
 fn excerpt(value: &Value) -> String {
-    let text = value.to_string();
-    match text.char_indices().nth(80) {
-        Some((cut, _)) => format!("{}…", &text[..cut]),
-        None => text,
-    }
+    json_values::excerpt(value, 80)
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@
 //! docs/checks.md.
 
 mod id;
+mod json_values;
 mod judgement;
 mod noise;
 pub(crate) mod oracle;
@@ -78,6 +79,7 @@ registry! {
     unknown_version_refused::UNKNOWN_VERSION_REFUSED,
     annotations_match_risk::ANNOTATIONS_MATCH_RISK,
     body_is_arguments::BODY_IS_ARGUMENTS,
+    result_matches_downstream::RESULT_MATCHES_DOWNSTREAM,
 }
 
 /// How binding a check is.

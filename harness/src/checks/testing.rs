@@ -307,6 +307,9 @@ impl History {
                 .map(|_| since_call("answered", at_ms.saturating_sub(owner.map_or(0, |call| call.started_ms)))),
             reply: attribute(outcome, "reply").unwrap_or("{}").to_owned(),
             body: body(method, outcome, owner),
+            answered: status
+                .filter(|status| (200..300).contains(status))
+                .map(|_| attribute(outcome, "reply").unwrap_or("{}").as_bytes().to_vec()),
         };
         let op = owner.map(|call| call.op);
         let in_flight = |other: &CallRecord| match owner {

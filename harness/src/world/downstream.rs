@@ -275,6 +275,10 @@ impl State {
                     EffectKind::Export => json!({"task_id": effect.effect_id, "status": "working"}),
                     _ => json!({"account_id": effect.target, "deleted": true}),
                 };
+                // The service's record keeps the key it was filed under, a member no output schema declares: a
+                // reconciled result is projected like any other success (`result-matches-downstream`).
+                let mut result = result;
+                result["idempotency_key"] = Value::from(key);
                 Routed::answer(200, json!({"status": "completed", "result": result}))
             }
             None => match self.refusals.get(&(endpoint.to_owned(), key)) {

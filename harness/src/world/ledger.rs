@@ -133,6 +133,11 @@ pub struct RequestRecord {
     /// quotes the call's arguments already.
     #[serde(skip)]
     pub body: Option<Vec<u8>>,
+    /// The body answered, whole, when the answer was a success (2xx) of at most [`MAX_KEPT_BODY`] bytes:
+    /// `result-matches-downstream` compares every `ok` result with the successes of the run. `None` for any other
+    /// answer, a dropped connection or a longer body. Not in reports: `reply` quotes it.
+    #[serde(skip)]
+    pub answered: Option<Vec<u8>>,
 }
 
 /// Longest request body a request record keeps (the longest argument text a shipped scenario sends is 64 KiB).

@@ -421,6 +421,8 @@ fn record(incoming: &Incoming, endpoint: String, answer: &Outgoing, bytes: &[u8]
         answered_ms: None,
         reply: String::from_utf8_lossy(bytes).chars().take(MAX_REPLY_EVIDENCE).collect(),
         body: (incoming.body.len() <= ledger::MAX_KEPT_BODY).then(|| incoming.body.clone()),
+        answered: (!dropped && (200..300).contains(&answer.status) && bytes.len() <= ledger::MAX_KEPT_BODY)
+            .then(|| bytes.to_vec()),
     }
 }
 

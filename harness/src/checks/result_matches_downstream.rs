@@ -1,0 +1,300 @@
+//! `result-matches-downstream`: an `ok` result says what the downstream answered, projected onto the output
+//! schema, and nothing else.
+//!
+//! Rule enforced here: every `ok` answer of a catalog tool carries a result that some success of the downstream in
+//! the same run projects to (docs/protocol.md: "the body projected onto the output schema's properties"). A
+//! success is a 2xx answer's JSON body, or the `result` member of a status query's `completed` answer. A result is
+//! judged against every success of the run, not only its own call's, since a replay, a reconciliation, a kept task
+//! answer or a cache may answer what another call read. "Projects to" means:
+//! - at the top level, the result holds exactly the members of the body that the output schema declares;
+//! - below it, how deep an executor projects is its own choice, so a nested object may leave members out, but
+//!   what it keeps is the body's;
+//! - values are equal, numbers by value (`12` and `12.0` are one number), and a `null` member stands for an absent
+//!   one.
+//!
+//! A scrubber that rewrites a value, a client that returns the body unprojected (a job's `tenant_id`), and a
+//! result the executor made up all fail. A call whose result matches no success is not judged when the run had a
+//! success the harness could not read (longer than it keeps, or not JSON), since the result may come from that.
+
+use super::json_values::{excerpt, member_pointer, same_number};
+use super::{Check, CheckId, Context, Judgement, Level, Outcome};
+use crate::transcript::{CallRecord, Exchange};
+use serde_json::{Map, Value};
+
+/// This check's id, as docs, mutant tables, baselines and reports spell it.
+pub const RESULT_MATCHES_DOWNSTREAM: CheckId = CheckId::new("result-matches-downstream");
+
+pub(super) const CHECK: Check = Check {
+    id: RESULT_MATCHES_DOWNSTREAM,
+    level: Level::Must,
+    rule: "an ok result is a success the downstream answered, projected onto the output schema",
+    seed_ref: "§7",
+    run,
+};
+
+/// Longest quote of a result in a violation's message.
+const MAX_QUOTE: usize = 240;
+
+fn run(context: &Context<'_>) -> Outcome {
+    let mut judgement = Judgement::new();
+    let mut successes = Successes::default();
+    for call in &context.transcript.calls {
+        let Some(result) = call.envelope().filter(|envelope| envelope.ok()).and_then(|envelope| envelope.result())
+        else {
+            continue;
+        };
+        let Some(declared) = context.tool(&call.tool).and_then(|entry| declared_members(&entry.spec.output_schema))
+        else {
+            continue;
+        };
+        // The call's own answers first: almost every result is one of them, and they are few.
+        let own = context.transcript.exchanges_of_call(call.index);
+        let matches = |body: &Value| projects_to(body, result, declared);
+        if successes.any(own, matches) || successes.any(context.transcript.exchanges.iter(), matches) {
+            judgement.judged();
+            continue;
+        }
+        if successes.unreadable {
+            continue;
+        }
+        judgement.judged();
+        judgement.fail(
+            format!(
+                "the call answered ok with a result no success of the downstream projects to: {} ({})",
+                quote(result),
+                closest(context, call, result, declared),
+            ),
+            context.evidence(call),
+        );
+    }
+    judgement.outcome()
+}
+
+/// The member names an output schema declares at its top level; `None` when it declares none (its results are
+/// not objects projected by name).
+fn declared_members(schema: &Value) -> Option<&Map<String, Value>> {
+    schema.get("properties").and_then(Value::as_object)
+}
+
+/// The successes read so far, each request's read once.
+#[derive(Default)]
+struct Successes {
+    /// By request index: `None` until read.
+    read: Vec<Option<Vec<Value>>>,
+    /// Whether a success could not be read (not kept, or not JSON).
+    unreadable: bool,
+}
+
+impl Successes {
+    /// Whether a success among `exchanges` satisfies `matches`.
+    fn any<'a>(&mut self, exchanges: impl Iterator<Item = &'a Exchange>, matches: impl Fn(&Value) -> bool) -> bool {
+        let Successes { read, unreadable } = self;
+        for exchange in exchanges {
+            let index = exchange.record.index;
+            if read.len() <= index {
+                read.resize(index + 1, None);
+            }
+            let bodies = read[index].get_or_insert_with(|| {
+                let (bodies, readable) = successes_of(exchange);
+                *unreadable |= !readable;
+                bodies
+            });
+            if bodies.iter().any(&matches) {
+                return true;
+            }
+        }
+        false
+    }
+}
+
+/// The successes one request's answer holds (its body; a completed status answer's `result`), and whether a
+/// success status came with a body that could be read.
+fn successes_of(exchange: &Exchange) -> (Vec<Value>, bool) {
+    let record = &exchange.record;
+    if !record.status.is_some_and(|status| (200..300).contains(&status)) {
+        return (Vec::new(), true);
+    }
+    let Some(body) = record.answered.as_deref().and_then(|bytes| serde_json::from_slice::<Value>(bytes).ok()) else {
+        return (Vec::new(), false);
+    };
+    let completed = record.status_query && body.get("status").and_then(Value::as_str) == Some("completed");
+    match body.get("result").filter(|_| completed).cloned() {
+        Some(result) => (vec![body, result], true),
+        None => (vec![body], true),
+    }
+}
+
+/// Whether `body` projects to `result` onto the `declared` members (the rule in the module's doc).
+fn projects_to(body: &Value, result: &Value, declared: &Map<String, Value>) -> bool {
+    departure(body, result, declared).is_none()
+}
+
+/// Where `result` departs from `body` projected onto the `declared` members, or `None` when it does not.
+fn departure(body: &Value, result: &Value, declared: &Map<String, Value>) -> Option<String> {
+    let (Value::Object(body), Value::Object(result)) = (body, result) else {
+        return (!same(body, result)).then(|| format!("the answer is {}", quote(body)));
+    };
+    if let Some(name) = result.keys().find(|name| !declared.contains_key(*name)) {
+        return Some(format!("`{}` is not a member the output schema declares", member_pointer("", name)));
+    }
+    for (name, answered) in body.iter().filter(|(name, _)| declared.contains_key(*name)) {
+        match result.get(name) {
+            None if answered.is_null() => {}
+            None => return Some(format!("`{}`, which the answer has, is left out", member_pointer("", name))),
+            Some(kept) => {
+                if let Some(departure) = kept_departure(kept, answered, &member_pointer("", name)) {
+                    return Some(departure);
+                }
+            }
+        }
+    }
+    let invented = result.iter().find(|(name, value)| !body.contains_key(*name) && !value.is_null());
+    invented.map(|(name, _)| format!("`{}` is not in the answer", member_pointer("", name)))
+}
+
+/// Where a kept value departs from the answered one at `path` (nested objects may leave members out).
+fn kept_departure(kept: &Value, answered: &Value, path: &str) -> Option<String> {
+    match (kept, answered) {
+        (Value::Object(kept), Value::Object(answered)) => kept.iter().find_map(|(name, value)| {
+            let path = member_pointer(path, name);
+            match answered.get(name) {
+                None if value.is_null() => None,
+                None => Some(format!("`{path}` is not in the answer")),
+                Some(answered) => kept_departure(value, answered, &path),
+            }
+        }),
+        (Value::Array(kept), Value::Array(answered)) if kept.len() != answered.len() => {
+            Some(format!("`{path}` has {} items where the answer has {}", kept.len(), answered.len()))
+        }
+        (Value::Array(kept), Value::Array(answered)) => kept
+            .iter()
+            .zip(answered)
+            .enumerate()
+            .find_map(|(item, (kept, answered))| kept_departure(kept, answered, &format!("{path}/{item}"))),
+        _ if same(kept, answered) => None,
+        _ => Some(format!("`{path}` is {} where the answer has {}", quote(kept), quote(answered))),
+    }
+}
+
+/// Equality, with numbers compared by value.
+fn same(left: &Value, right: &Value) -> bool {
+    match (left, right) {
+        (Value::Number(left), Value::Number(right)) => same_number(left, right),
+        _ => left == right,
+    }
+}
+
+/// How the result departs from the call's own last success, for the message.
+fn closest(context: &Context<'_>, call: &CallRecord, result: &Value, declared: &Map<String, Value>) -> String {
+    let own = context.transcript.exchanges_of_call(call.index).filter_map(|exchange| {
+        let (bodies, _) = successes_of(exchange);
+        bodies.into_iter().next_back()
+    });
+    match own.last() {
+        Some(body) => format!(
+            "against its own request's answer, {}",
+            departure(&body, result, declared).unwrap_or_else(|| "nothing".to_owned())
+        ),
+        None => "none of its own requests was answered with a success".to_owned(),
+    }
+}
+
+fn quote(value: &Value) -> String {
+    excerpt(value, MAX_QUOTE)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::history;
+    use super::*;
+
+    const REFUND: &str = r#"{"refund_id":"rf_1","order_id":"ord_1","amount":100,"status":"completed"}"#;
+
+    #[test]
+    fn the_body_projected_passes_with_numbers_by_value() {
+        history(
+            r#"submit refund_order -> ok result={"refund_id":"rf_1","order_id":"ord_1","amount":100.0,"status":"completed"}
+               request POST /refunds -> committed reply={"refund_id":"rf_1","order_id":"ord_1","amount":100,"status":"completed","ledger_row":7}"#,
+        )
+        .passes(&CHECK);
+    }
+
+    #[test]
+    fn an_undeclared_member_of_the_body_fails() {
+        history(
+            r#"submit refund_order -> ok result={"refund_id":"rf_1","order_id":"ord_1","amount":100,"status":"completed","ledger_row":7}
+               request POST /refunds -> committed reply={"refund_id":"rf_1","order_id":"ord_1","amount":100,"status":"completed","ledger_row":7}"#,
+        )
+        .fails(&CHECK, "against its own request's answer, `/ledger_row` is not a member the output schema declares");
+    }
+
+    #[test]
+    fn a_rewritten_nested_value_fails() {
+        history(
+            r#"submit task_status args={"task_id":"exp_1"} -> ok result={"task_id":"exp_1","status":"completed","result":{"account_id":"acct_1","records":3,"download_url":"https://exports.example/exp_1.json?sig=REDACTED"}}
+               request GET /exports/exp_1 -> 200 reply={"task_id":"exp_1","owner_id":"u_1","status":"completed","result":{"account_id":"acct_1","records":3,"download_url":"https://exports.example/exp_1.json?sig=2"}}"#,
+        )
+        .fails(&CHECK, r#"`/result/download_url` is "https://exports.example/exp_1.json?sig=REDACTED" where the answer has "https://exports.example/exp_1.json?sig=2""#);
+    }
+
+    #[test]
+    fn a_nested_object_may_leave_members_out_and_null_stands_for_absent() {
+        history(
+            r#"submit task_status args={"task_id":"exp_1"} -> ok result={"task_id":"exp_1","status":"completed","result":{"account_id":"acct_1","records":3}}
+               request GET /exports/exp_1 -> 200 reply={"task_id":"exp_1","status":"completed","result":{"account_id":"acct_1","records":3,"download_url":"u","owner_id":"u_1"}}
+               submit task_status args={"task_id":"exp_2"} -> ok result={"task_id":"exp_2","status":"cancelled","result":null}
+               request DELETE /exports/exp_2 -> 200 reply={"task_id":"exp_2","status":"cancelled"}"#,
+        )
+        .passes(&CHECK);
+    }
+
+    #[test]
+    fn a_replay_or_a_reconciliation_may_answer_another_calls_success() {
+        history(&format!(
+            r#"submit refund_order -> timeout_unknown
+               request POST /refunds -> committed reply={REFUND}
+               retry -> ok replayed result={REFUND}
+               retry -> ok reconciled result={REFUND}
+               request GET /refunds?idempotency_key=k1 -> 200 reply={{"status":"completed","result":{REFUND}}}"#
+        ))
+        .passes(&CHECK);
+    }
+
+    #[test]
+    fn a_declared_member_left_out_fails() {
+        history(&format!(
+            r#"submit refund_order -> ok result={{"refund_id":"rf_1","order_id":"ord_1","amount":100}}
+               request POST /refunds -> committed reply={REFUND}"#
+        ))
+        .fails(&CHECK, "`/status`, which the answer has, is left out");
+    }
+
+    #[test]
+    fn a_result_no_request_answered_fails() {
+        history(&format!("submit refund_order -> ok result={REFUND}"))
+            .fails(&CHECK, "none of its own requests was answered with a success");
+    }
+
+    #[test]
+    fn a_status_query_result_counts_only_when_completed() {
+        history(&format!(
+            r#"submit refund_order -> ok reconciled result={REFUND}
+               request GET /refunds?idempotency_key=k1 -> 200 reply={{"status":"pending","result":{REFUND}}}"#
+        ))
+        .fails(&CHECK, "no success of the downstream projects to");
+    }
+
+    #[test]
+    fn a_success_the_harness_could_not_read_leaves_the_call_unjudged() {
+        history(&format!(
+            r#"submit refund_order -> ok result={REFUND}
+               request POST /refunds -> committed reply=not-json"#
+        ))
+        .skips(&CHECK);
+    }
+
+    #[test]
+    fn failures_are_not_judged() {
+        history("submit refund_order -> dependency_unavailable; request POST /refunds -> 503").skips(&CHECK);
+    }
+}

@@ -11,7 +11,7 @@
 //! key: no decode has one meaning for it) is not judged, nor a body the request log did not keep (over
 //! 256 KiB). GET and DELETE carry no arguments.
 
-use super::json_values::{self, member_pointer, same_number};
+use super::json_values::{self, member_pointer, same_value as same};
 use super::{Check, CheckId, Context, Judgement, Level, Outcome};
 use crate::transcript::{CallRecord, Exchange};
 use callproof_executor::Arguments;
@@ -66,21 +66,6 @@ fn arguments_of(call: &CallRecord) -> Option<Value> {
         Arguments::Raw(text) => callproof_executor::decode::parse_strict_str(text, MAX_DEPTH).ok()?,
     };
     value.is_object().then_some(value)
-}
-
-/// Whether two JSON values are the same: numbers by value, objects whatever their members' order.
-fn same(sent: &Value, given: &Value) -> bool {
-    match (sent, given) {
-        (Value::Number(sent), Value::Number(given)) => same_number(sent, given),
-        (Value::Object(sent), Value::Object(given)) => {
-            sent.len() == given.len()
-                && given.iter().all(|(name, value)| sent.get(name).is_some_and(|sent| same(sent, value)))
-        }
-        (Value::Array(sent), Value::Array(given)) => {
-            sent.len() == given.len() && sent.iter().zip(given).all(|(sent, given)| same(sent, given))
-        }
-        _ => sent == given,
-    }
 }
 
 /// What differs between the body and the arguments, named by the first difference.

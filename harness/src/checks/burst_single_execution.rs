@@ -7,6 +7,7 @@
 //! legitimately take over. A burst's requests are its calls' own and those tied to its operation only (no
 //! `X-Request-Id` named one call), so sends are counted the same with or without the header.
 
+use super::json_values::same_value;
 use super::{Check, CheckId, Context, Judgement, Level, Outcome};
 use crate::transcript::CallRecord;
 use callproof_executor::ErrorCode;
@@ -60,7 +61,11 @@ fn judge_answers(context: &Context<'_>, op: usize, calls: &[&CallRecord], judgem
     let result = winner.envelope().and_then(|envelope| envelope.result());
     for call in calls.iter().filter(|call| call.index != winner.index) {
         let waited = call.code() == Some(ErrorCode::OperationInProgress);
-        let replayed = call.ok() && call.envelope().and_then(|envelope| envelope.result()) == result;
+        let replayed = call.ok()
+            && match (call.envelope().and_then(|envelope| envelope.result()), result) {
+                (Some(own), Some(result)) => same_value(own, result),
+                (own, result) => own == result,
+            };
         if !waited && !replayed {
             let answered = call.error().map_or("a different result", |error| error.wire_code.as_str());
             judgement.fail(format!("a duplicate in a burst answered {answered}"), context.evidence(call));

@@ -6,6 +6,7 @@
 //! say, `ok` and the code (any it stands for); the pins it cannot carry (`details`, `meta`, the code's flags) are
 //! not judged for it.
 
+use super::json_values::same_value;
 use super::{Check, CheckId, Context, Judgement, Level, Outcome};
 use crate::envelope::{EnvelopeView, wire};
 use crate::scenario::Expect;
@@ -124,28 +125,11 @@ fn mismatches(expect: &Expect, envelope: &EnvelopeView) -> Vec<String> {
     }
     pinned
         .into_iter()
-        .filter(|(_, want, got)| !same_json(want, got))
+        // Numbers by value: a pinned `retry_after_ms = 7000` is met by `7000.0`, which JSON Schema's `integer` (and so the
+        // envelope schema) accepts too.
+        .filter(|(_, want, got)| !same_value(want, got))
         .map(|(what, want, got)| format!("{what}: expected {want}, got {got}"))
         .collect()
-}
-
-/// Whether two JSON values are equal, numbers by value: a pinned `retry_after_ms = 7000` is met by `7000.0`, which
-/// JSON Schema's `integer` (and so the envelope schema) accepts too.
-fn same_json(want: &Value, got: &Value) -> bool {
-    match (want, got) {
-        (Value::Number(want), Value::Number(got)) => match (want.as_i64(), got.as_i64()) {
-            (Some(want), Some(got)) => want == got,
-            _ => want.as_f64().is_some_and(|want| got.as_f64() == Some(want)),
-        },
-        (Value::Array(want), Value::Array(got)) => {
-            want.len() == got.len() && want.iter().zip(got).all(|(want, got)| same_json(want, got))
-        }
-        (Value::Object(want), Value::Object(got)) => {
-            want.len() == got.len()
-                && want.iter().all(|(name, want)| got.get(name).is_some_and(|got| same_json(want, got)))
-        }
-        (want, got) => want == got,
-    }
 }
 
 #[cfg(test)]

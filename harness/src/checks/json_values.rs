@@ -11,6 +11,21 @@ pub(super) fn same_number(left: &Number, right: &Number) -> bool {
     left == right || matches!((left.as_f64(), right.as_f64()), (Some(left), Some(right)) if left == right)
 }
 
+/// Whether two JSON values are one value: numbers by value, objects whatever their members' order.
+pub(super) fn same_value(left: &Value, right: &Value) -> bool {
+    match (left, right) {
+        (Value::Number(left), Value::Number(right)) => same_number(left, right),
+        (Value::Object(left), Value::Object(right)) => {
+            left.len() == right.len()
+                && right.iter().all(|(name, value)| left.get(name).is_some_and(|left| same_value(left, value)))
+        }
+        (Value::Array(left), Value::Array(right)) => {
+            left.len() == right.len() && left.iter().zip(right).all(|(left, right)| same_value(left, right))
+        }
+        _ => left == right,
+    }
+}
+
 /// The pointer to member `name` below the pointer `at`.
 pub(super) fn member_pointer(at: &str, name: &str) -> String {
     format!("{at}/{}", name.replace('~', "~0").replace('/', "~1"))
@@ -37,6 +52,14 @@ mod tests {
         assert!(same_number(&number(json!(-1)), &number(json!(-1))));
         assert!(!same_number(&number(json!(30)), &number(json!(30.5))));
         assert!(!same_number(&number(json!(1)), &number(json!(-1))));
+    }
+
+    #[test]
+    fn values_are_one_when_their_numbers_are_and_their_members_match_in_any_order() {
+        assert!(same_value(&json!({"a": [1, {"b": 2.0}], "c": null}), &json!({"c": null, "a": [1.0, {"b": 2}]})));
+        assert!(!same_value(&json!({"a": 1}), &json!({"a": 1, "b": null})));
+        assert!(!same_value(&json!([1, 2]), &json!([2, 1])));
+        assert!(!same_value(&json!("1"), &json!(1)));
     }
 
     #[test]

@@ -1,8 +1,11 @@
 //! `replay-same-result`: every successful answer of one business operation carries the same result.
 //!
-//! Rule enforced here: compared on operations of side-effecting tools with at least two successes.
+//! Rule enforced here: compared on operations of side-effecting tools with at least two successes, as JSON values
+//! (numbers by value: a replay read back from a store may write `30` as `30.0`).
 
+use super::json_values::same_value;
 use super::{Check, CheckId, Context, Judgement, Level, Outcome};
+use serde_json::Value;
 
 /// This check's id, as docs, mutant tables, baselines and reports spell it.
 pub const REPLAY_SAME_RESULT: CheckId = CheckId::new("replay-same-result");
@@ -27,7 +30,12 @@ fn run(context: &Context<'_>) -> Outcome {
             continue;
         }
         judgement.judged();
-        if results.windows(2).any(|pair| pair[0] != pair[1]) {
+        let same = |pair: &[Option<&Value>]| match pair {
+            [Some(one), Some(other)] => same_value(one, other),
+            [one, other] => one == other,
+            _ => true,
+        };
+        if !results.windows(2).all(same) {
             judgement.fail(
                 format!("operation `{}` answered success with different results", operation.name),
                 context.op_evidence(op),
@@ -52,6 +60,12 @@ mod tests {
     fn a_second_success_with_another_result_fails() {
         history(r#"submit refund_order -> ok result={"refund_id":"rf_1"}; retry -> ok result={"refund_id":"rf_2"}"#)
             .fails(&CHECK, "operation `op1` answered success with different results");
+    }
+
+    #[test]
+    fn a_replay_that_writes_a_number_another_way_passes() {
+        history(r#"submit refund_order -> ok result={"amount":30}; retry -> ok replayed result={"amount":30.0}"#)
+            .passes(&CHECK);
     }
 
     #[test]

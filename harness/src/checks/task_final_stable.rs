@@ -3,8 +3,10 @@
 //!
 //! Rule enforced here: compared per (tenant, handle) over the successful answers of task polls (catalog
 //! `task: poll`) whose status is final (completed, cancelled, failed); answers while the task works are not
-//! compared. A result that changes between polls (a re-read download link, a second validation) fails.
+//! compared. A result that changes between polls (a re-read download link, a second validation) fails; answers are
+//! compared as JSON values, numbers by value (a kept answer read back from a store may write `42` as `42.0`).
 
+use super::json_values::same_value;
 use super::{Check, CheckId, Context, Judgement, Level, Outcome};
 use crate::transcript::CallRecord;
 use callproof_executor::task::{FINAL_STATUSES, TaskRole};
@@ -50,7 +52,7 @@ fn run(context: &Context<'_>) -> Outcome {
         }
         judgement.judged();
         let (first_call, first) = answers[0];
-        if let Some((call, _)) = answers.iter().find(|(_, answer)| *answer != first) {
+        if let Some((call, _)) = answers.iter().find(|(_, answer)| !same_value(answer, first)) {
             let mut evidence = context.evidence(first_call);
             evidence.extend(context.evidence(call));
             judgement.fail(
@@ -75,6 +77,15 @@ mod tests {
     fn the_same_final_answer_on_every_poll_passes() {
         history(&format!("submit task_status -> ok result={WORKING}; submit task_status -> ok result={DONE_A}; retry -> ok result={DONE_A}"))
             .passes(&CHECK);
+    }
+
+    #[test]
+    fn a_kept_answer_that_writes_its_numbers_another_way_passes() {
+        history(
+            r#"submit task_status -> ok result={"task_id":"exp_1","status":"completed","result":{"records":42}}
+               retry -> ok result={"task_id":"exp_1","status":"completed","result":{"records":42.0}}"#,
+        )
+        .passes(&CHECK);
     }
 
     #[test]

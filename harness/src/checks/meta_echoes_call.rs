@@ -5,7 +5,8 @@
 //! answer names the call that got it, not an earlier call of the same operation; and it carries nothing left over
 //! from another call: no `idempotency_key` on the answer of a tool without side effects (the schema gives a key to
 //! side effects only), no `reconciled` on an operation whose status no one asked the downstream for (a status query
-//! of the operation, or one no call could be tied to, excuses it). Judged only where the subject
+//! of the operation, or one no call could be tied to, excuses it), nor on an answer that is no outcome a status query
+//! can establish (only `ok`, `business_rejected` and `output_invalid` are). Judged only where the subject
 //! was told both and wrote the meta itself: every subject kind is told them (callproof/1's `call`, the in-process
 //! `Request`, MCP's `_meta["io.callproof/context"]`), but an envelope the harness built for a JSON-RPC error or
 //! an HTTP status (`meta_by_harness`) is not the subject's word, and a meta or member that is absent or not
@@ -47,6 +48,11 @@ fn run(context: &Context<'_>) -> Outcome {
         if reconciled && !status_asked(context, call) {
             wrong.push("meta.reconciled, though no status query of its operation reached the downstream".to_owned());
         }
+        if let Some(code) = call.error().map(|error| error.wire_code.as_str()).filter(|_| reconciled)
+            && !ESTABLISHED_BY_RECONCILIATION.contains(&code)
+        {
+            wrong.push(format!("meta.reconciled on {code}, which is no outcome a status query established"));
+        }
         if !wrong.is_empty() {
             judgement.fail(
                 format!("call #{} ({}) was answered with {}", call.index, call.call_id, wrong.join(" and ")),
@@ -56,6 +62,11 @@ fn run(context: &Context<'_>) -> Outcome {
     }
     judgement.outcome()
 }
+
+/// The refusals a status query can establish as an operation's outcome (besides `ok`): the downstream's rejection,
+/// and a completed result that breaks the output schema. `meta.reconciled` on any other answer (still pending,
+/// waiting for the earlier deadline, a failed status query) says an outcome was found where none was.
+const ESTABLISHED_BY_RECONCILIATION: [&str; 2] = ["business_rejected", "output_invalid"];
 
 /// Whether the call's tool is one of the catalog's without side effects (a read or a task poll).
 fn is_read(context: &Context<'_>, call: &CallRecord) -> bool {
@@ -123,6 +134,20 @@ mod tests {
             .fails(&CHECK, "meta.reconciled, though no status query");
         history(&format!("{asked}; submit send_email -> ok reconciled"))
             .fails(&CHECK, "call #2 (call_3) was answered with meta.reconciled");
+    }
+
+    #[test]
+    fn reconciled_marks_only_an_outcome_the_status_query_established() {
+        let asked = "submit refund_order -> timeout_unknown
+                     retry -> REFUSAL reconciled
+                     request GET /refunds?idempotency_key=k1 -> 200";
+        for established in ["business_rejected", "output_invalid"] {
+            history(&asked.replace("REFUSAL", established)).passes(&CHECK);
+        }
+        for pending in ["operation_in_progress", "dependency_unavailable"] {
+            history(&asked.replace("REFUSAL", pending))
+                .fails(&CHECK, &format!("meta.reconciled on {pending}, which is no outcome a status query established"));
+        }
     }
 
     #[test]

@@ -129,50 +129,100 @@ fn projects_to(body: &Value, result: &Value, declared: &Map<String, Value>) -> b
     departure(body, result, declared).is_none()
 }
 
+/// Where a result departs from an answer: the members and items down to the place, and what is wrong there. Built
+/// only when the result does depart (the path is collected on the way back out), so a match allocates nothing.
+struct Departure<'v> {
+    /// The path, innermost first.
+    path: Vec<Place<'v>>,
+    what: Wrong<'v>,
+}
+
+enum Place<'v> {
+    Member(&'v str),
+    Item(usize),
+}
+
+enum Wrong<'v> {
+    NotTheAnswer(&'v Value),
+    Undeclared,
+    LeftOut,
+    NotAnswered,
+    Items { kept: usize, answered: usize },
+    Differs { kept: &'v Value, answered: &'v Value },
+}
+
+impl<'v> Departure<'v> {
+    fn at(what: Wrong<'v>) -> Departure<'v> {
+        Departure { path: Vec::new(), what }
+    }
+
+    fn within(mut self, place: Place<'v>) -> Departure<'v> {
+        self.path.push(place);
+        self
+    }
+
+    /// The departure in words, its place as a JSON pointer.
+    fn describe(&self) -> String {
+        let pointer = self.path.iter().rev().fold(String::new(), |at, place| match place {
+            Place::Member(name) => member_pointer(&at, name),
+            Place::Item(item) => format!("{at}/{item}"),
+        });
+        match &self.what {
+            Wrong::NotTheAnswer(body) => format!("the answer is {}", quote(body)),
+            Wrong::Undeclared => format!("`{pointer}` is not a member the output schema declares"),
+            Wrong::LeftOut => format!("`{pointer}`, which the answer has, is left out"),
+            Wrong::NotAnswered => format!("`{pointer}` is not in the answer"),
+            Wrong::Items { kept, answered } => format!("`{pointer}` has {kept} items where the answer has {answered}"),
+            Wrong::Differs { kept, answered } => {
+                format!("`{pointer}` is {} where the answer has {}", quote(kept), quote(answered))
+            }
+        }
+    }
+}
+
 /// Where `result` departs from `body` projected onto the `declared` members, or `None` when it does not.
-fn departure(body: &Value, result: &Value, declared: &Map<String, Value>) -> Option<String> {
+fn departure<'v>(body: &'v Value, result: &'v Value, declared: &Map<String, Value>) -> Option<Departure<'v>> {
     let (Value::Object(body), Value::Object(result)) = (body, result) else {
-        return (!same(body, result)).then(|| format!("the answer is {}", quote(body)));
+        return (!same(body, result)).then(|| Departure::at(Wrong::NotTheAnswer(body)));
     };
     if let Some(name) = result.keys().find(|name| !declared.contains_key(*name)) {
-        return Some(format!("`{}` is not a member the output schema declares", member_pointer("", name)));
+        return Some(Departure::at(Wrong::Undeclared).within(Place::Member(name)));
     }
     for (name, answered) in body.iter().filter(|(name, _)| declared.contains_key(*name)) {
-        match result.get(name) {
-            None if answered.is_null() => {}
-            None => return Some(format!("`{}`, which the answer has, is left out", member_pointer("", name))),
-            Some(kept) => {
-                if let Some(departure) = kept_departure(kept, answered, &member_pointer("", name)) {
-                    return Some(departure);
-                }
-            }
+        let departed = match result.get(name) {
+            None if answered.is_null() => None,
+            None => Some(Departure::at(Wrong::LeftOut)),
+            Some(kept) => kept_departure(kept, answered),
+        };
+        if let Some(departed) = departed {
+            return Some(departed.within(Place::Member(name)));
         }
     }
     let invented = result.iter().find(|(name, value)| !body.contains_key(*name) && !value.is_null());
-    invented.map(|(name, _)| format!("`{}` is not in the answer", member_pointer("", name)))
+    invented.map(|(name, _)| Departure::at(Wrong::NotAnswered).within(Place::Member(name)))
 }
 
-/// Where a kept value departs from the answered one at `path` (nested objects may leave members out).
-fn kept_departure(kept: &Value, answered: &Value, path: &str) -> Option<String> {
+/// Where a kept value departs from the answered one (nested objects may leave members out).
+fn kept_departure<'v>(kept: &'v Value, answered: &'v Value) -> Option<Departure<'v>> {
     match (kept, answered) {
         (Value::Object(kept), Value::Object(answered)) => kept.iter().find_map(|(name, value)| {
-            let path = member_pointer(path, name);
-            match answered.get(name) {
+            let departed = match answered.get(name) {
                 None if value.is_null() => None,
-                None => Some(format!("`{path}` is not in the answer")),
-                Some(answered) => kept_departure(value, answered, &path),
-            }
+                None => Some(Departure::at(Wrong::NotAnswered)),
+                Some(answered) => kept_departure(value, answered),
+            };
+            departed.map(|departed| departed.within(Place::Member(name)))
         }),
         (Value::Array(kept), Value::Array(answered)) if kept.len() != answered.len() => {
-            Some(format!("`{path}` has {} items where the answer has {}", kept.len(), answered.len()))
+            Some(Departure::at(Wrong::Items { kept: kept.len(), answered: answered.len() }))
         }
-        (Value::Array(kept), Value::Array(answered)) => kept
-            .iter()
-            .zip(answered)
-            .enumerate()
-            .find_map(|(item, (kept, answered))| kept_departure(kept, answered, &format!("{path}/{item}"))),
+        (Value::Array(kept), Value::Array(answered)) => {
+            kept.iter().zip(answered).enumerate().find_map(|(item, (kept, answered))| {
+                kept_departure(kept, answered).map(|departed| departed.within(Place::Item(item)))
+            })
+        }
         _ if same(kept, answered) => None,
-        _ => Some(format!("`{path}` is {} where the answer has {}", quote(kept), quote(answered))),
+        _ => Some(Departure::at(Wrong::Differs { kept, answered })),
     }
 }
 
@@ -184,18 +234,21 @@ fn same(left: &Value, right: &Value) -> bool {
     }
 }
 
-/// How the result departs from the call's own last success, for the message.
+/// How the result departs from the call's own last success at its tool's endpoint (or a status query), for the
+/// message.
 fn closest(context: &Context<'_>, call: &CallRecord, result: &Value, declared: &Map<String, Value>) -> String {
-    let own = context.transcript.exchanges_of_call(call.index).filter_map(|exchange| {
-        let (bodies, _) = successes_of(exchange);
-        bodies.into_iter().next_back()
-    });
+    let endpoint = context.main_endpoint(&call.tool);
+    let own = context
+        .transcript
+        .exchanges_of_call(call.index)
+        .filter(|exchange| exchange.record.status_query || exchange.record.endpoint == endpoint)
+        .filter_map(|exchange| successes_of(exchange).0.pop());
     match own.last() {
         Some(body) => format!(
             "against its own request's answer, {}",
-            departure(&body, result, declared).unwrap_or_else(|| "nothing".to_owned())
+            departure(&body, result, declared).map_or_else(|| "nothing".to_owned(), |departed| departed.describe())
         ),
-        None => "none of its own requests was answered with a success".to_owned(),
+        None => format!("none of its own requests to {endpoint} was answered with a success"),
     }
 }
 
@@ -272,7 +325,7 @@ mod tests {
     #[test]
     fn a_result_no_request_answered_fails() {
         history(&format!("submit refund_order -> ok result={REFUND}"))
-            .fails(&CHECK, "none of its own requests was answered with a success");
+            .fails(&CHECK, "none of its own requests to POST /refunds was answered with a success");
     }
 
     #[test]

@@ -19,6 +19,7 @@
 use super::json_values::{excerpt, member_pointer, same_number};
 use super::{Check, CheckId, Context, Judgement, Level, Outcome};
 use crate::transcript::{CallRecord, Exchange};
+use crate::world::Answered;
 use serde_json::{Map, Value};
 
 /// This check's id, as docs, mutant tables, baselines and reports spell it.
@@ -37,7 +38,6 @@ const MAX_QUOTE: usize = 240;
 
 fn run(context: &Context<'_>) -> Outcome {
     let mut judgement = Judgement::new();
-    let mut successes = Successes::default();
     for call in &context.transcript.calls {
         let Some(result) = call.envelope().filter(|envelope| envelope.ok()).and_then(|envelope| envelope.result())
         else {
@@ -47,14 +47,24 @@ fn run(context: &Context<'_>) -> Outcome {
         else {
             continue;
         };
+        let matches = |body: &Value| projects_to(body, result, declared);
         // The call's own answers first: almost every result is one of them, and they are few.
         let own = context.transcript.exchanges_of_call(call.index);
-        let matches = |body: &Value| projects_to(body, result, declared);
-        if successes.any(own, matches) || successes.any(context.transcript.exchanges.iter(), matches) {
+        if own.filter_map(|exchange| successes_of(exchange).ok()).flatten().flatten().any(matches) {
             judgement.judged();
             continue;
         }
-        if successes.unreadable {
+        let mut unreadable = false;
+        let every = context.transcript.exchanges.iter().filter_map(|exchange| {
+            let successes = successes_of(exchange);
+            unreadable |= successes.is_err();
+            successes.ok()
+        });
+        if every.flatten().flatten().any(matches) {
+            judgement.judged();
+            continue;
+        }
+        if unreadable {
             continue;
         }
         judgement.judged();
@@ -76,52 +86,19 @@ fn declared_members(schema: &Value) -> Option<&Map<String, Value>> {
     schema.get("properties").and_then(Value::as_object)
 }
 
-/// The successes read so far, each request's read once.
-#[derive(Default)]
-struct Successes {
-    /// By request index: `None` until read.
-    read: Vec<Option<Vec<Value>>>,
-    /// Whether a success could not be read (not kept, or not JSON).
-    unreadable: bool,
-}
+/// A success status whose body the harness could not read: longer than it keeps, or not JSON.
+struct Unreadable;
 
-impl Successes {
-    /// Whether a success among `exchanges` satisfies `matches`.
-    fn any<'a>(&mut self, exchanges: impl Iterator<Item = &'a Exchange>, matches: impl Fn(&Value) -> bool) -> bool {
-        let Successes { read, unreadable } = self;
-        for exchange in exchanges {
-            let index = exchange.record.index;
-            if read.len() <= index {
-                read.resize(index + 1, None);
-            }
-            let bodies = read[index].get_or_insert_with(|| {
-                let (bodies, readable) = successes_of(exchange);
-                *unreadable |= !readable;
-                bodies
-            });
-            if bodies.iter().any(&matches) {
-                return true;
-            }
-        }
-        false
-    }
-}
-
-/// The successes one request's answer holds (its body; a completed status answer's `result`), and whether a
-/// success status came with a body that could be read.
-fn successes_of(exchange: &Exchange) -> (Vec<Value>, bool) {
+/// The successes one request's answer holds: its body, and a completed status answer's `result` (none for an
+/// answer that is no success).
+fn successes_of(exchange: &Exchange) -> Result<[Option<&Value>; 2], Unreadable> {
     let record = &exchange.record;
     if !record.status.is_some_and(|status| (200..300).contains(&status)) {
-        return (Vec::new(), true);
+        return Ok([None, None]);
     }
-    let Some(body) = record.answered.as_deref().and_then(|bytes| serde_json::from_slice::<Value>(bytes).ok()) else {
-        return (Vec::new(), false);
-    };
+    let body = record.answered.as_deref().and_then(Answered::json).ok_or(Unreadable)?;
     let completed = record.status_query && body.get("status").and_then(Value::as_str) == Some("completed");
-    match body.get("result").filter(|_| completed).cloned() {
-        Some(result) => (vec![body, result], true),
-        None => (vec![body], true),
-    }
+    Ok([Some(body), body.get("result").filter(|_| completed)])
 }
 
 /// Whether `body` projects to `result` onto the `declared` members (the rule in the module's doc).
@@ -242,11 +219,11 @@ fn closest(context: &Context<'_>, call: &CallRecord, result: &Value, declared: &
         .transcript
         .exchanges_of_call(call.index)
         .filter(|exchange| exchange.record.status_query || exchange.record.endpoint == endpoint)
-        .filter_map(|exchange| successes_of(exchange).0.pop());
+        .filter_map(|exchange| successes_of(exchange).ok()?.into_iter().flatten().next_back());
     match own.last() {
         Some(body) => format!(
             "against its own request's answer, {}",
-            departure(&body, result, declared).map_or_else(|| "nothing".to_owned(), |departed| departed.describe())
+            departure(body, result, declared).map_or_else(|| "nothing".to_owned(), |departed| departed.describe())
         ),
         None => format!("none of its own requests to {endpoint} was answered with a success"),
     }

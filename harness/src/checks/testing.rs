@@ -43,7 +43,8 @@ use crate::corpus::Corpus;
 use crate::scenario::{Scenario, StepKind};
 use crate::transcript::{Answer, BetweenCalls, CallRecord, Exchange, HelloAnswer, Operation, Refusal, Transcript};
 use crate::world::{
-    Effect, EffectKind, FaultKind, FaultLog, Fired, ForeignRequest, Handling, RequestRecord, TaskTruth, endpoint_of,
+    Answered, Effect, EffectKind, FaultKind, FaultLog, Fired, ForeignRequest, Handling, RequestRecord, TaskTruth,
+    endpoint_of,
 };
 use callproof_executor::app::{CatalogEntry, catalog};
 use callproof_executor::idempotency::Record;
@@ -309,7 +310,7 @@ impl History {
             body: body(method, outcome, owner),
             answered: status
                 .filter(|status| (200..300).contains(status))
-                .map(|_| attribute(outcome, "reply").unwrap_or("{}").as_bytes().to_vec()),
+                .map(|_| Answered::new(attribute(outcome, "reply").unwrap_or("{}").as_bytes().to_vec())),
         };
         let op = owner.map(|call| call.op);
         let in_flight = |other: &CallRecord| match owner {

@@ -5,6 +5,8 @@
 //! read this.
 
 use serde::Serialize;
+use serde_json::Value;
+use std::sync::{Arc, OnceLock};
 
 /// The kinds of side effect the conformance app has.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -137,8 +139,36 @@ pub struct RequestRecord {
     /// `result-matches-downstream` compares every `ok` result with the successes of the run. `None` for any other
     /// answer, a dropped connection or a longer body. Not in reports: `reply` quotes it.
     #[serde(skip)]
-    pub answered: Option<Vec<u8>>,
+    pub answered: Option<Arc<Answered>>,
 }
+
+/// A success's body as the downstream sent it, shared by every copy of its record and read as JSON at most once
+/// (exploration takes a transcript, and judges it, after every step).
+#[derive(Debug)]
+pub struct Answered {
+    bytes: Vec<u8>,
+    json: OnceLock<Option<Value>>,
+}
+
+impl Answered {
+    /// The body `bytes`, not read yet.
+    pub fn new(bytes: Vec<u8>) -> Arc<Answered> {
+        Arc::new(Answered { bytes, json: OnceLock::new() })
+    }
+
+    /// The body as JSON, or `None` when it is not JSON.
+    pub fn json(&self) -> Option<&Value> {
+        self.json.get_or_init(|| serde_json::from_slice(&self.bytes).ok()).as_ref()
+    }
+}
+
+impl PartialEq for Answered {
+    fn eq(&self, other: &Answered) -> bool {
+        self.bytes == other.bytes
+    }
+}
+
+impl Eq for Answered {}
 
 /// Longest request body a request record keeps (the longest argument text a shipped scenario sends is 64 KiB).
 pub(super) const MAX_KEPT_BODY: usize = 256 * 1024;

@@ -18,7 +18,7 @@ pub use fault::{FaultKind, FaultLog, FaultSpec, Fired, INJECTION, KillPoint, LEA
 pub use fixtures::{Account, Fixtures, Order};
 pub use foreign::{ForeignRequest, IDENTITY_HEADERS, UNREACHABLE_ORIGIN};
 pub use jobs::{CHECKPOINT_MS, JOB_MS, TaskTruth};
-pub use ledger::{Effect, EffectKind, Handling, RequestRecord};
+pub use ledger::{Answered, Effect, EffectKind, Handling, RequestRecord};
 
 use crate::subject::SubjectFault;
 use downstream::{State, is_side_effect, is_status_query};
@@ -422,7 +422,7 @@ fn record(incoming: &Incoming, endpoint: String, answer: &Outgoing, bytes: &[u8]
         reply: String::from_utf8_lossy(bytes).chars().take(MAX_REPLY_EVIDENCE).collect(),
         body: (incoming.body.len() <= ledger::MAX_KEPT_BODY).then(|| incoming.body.clone()),
         answered: (!dropped && (200..300).contains(&answer.status) && bytes.len() <= ledger::MAX_KEPT_BODY)
-            .then(|| bytes.to_vec()),
+            .then(|| ledger::Answered::new(bytes.to_vec())),
     }
 }
 

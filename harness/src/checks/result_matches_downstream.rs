@@ -16,7 +16,7 @@
 //! result the executor made up all fail. A call whose result matches no success is not judged when the run had a
 //! success the harness could not read (longer than it keeps, or not JSON), since the result may come from that.
 
-use super::json_values::{excerpt, member_pointer, same_number};
+use super::json_values::{excerpt, member_pointer, same_value as same};
 use super::{Check, CheckId, Context, Judgement, Level, Outcome};
 use crate::transcript::{CallRecord, Exchange};
 use crate::world::Answered;
@@ -200,14 +200,6 @@ fn kept_departure<'v>(kept: &'v Value, answered: &'v Value) -> Option<Departure<
         }
         _ if same(kept, answered) => None,
         _ => Some(Departure::at(Wrong::Differs { kept, answered })),
-    }
-}
-
-/// Equality, with numbers compared by value.
-fn same(left: &Value, right: &Value) -> bool {
-    match (left, right) {
-        (Value::Number(left), Value::Number(right)) => same_number(left, right),
-        _ => left == right,
     }
 }
 

@@ -276,9 +276,14 @@ mod tests {
     }
 
     #[test]
-    fn a_token_has_the_header_the_claims_and_a_signature_over_both_with_the_key_text_as_bytes() {
+    fn a_key_is_its_text_without_the_line_end() {
         let key = Key::from_text("k3y-text_43-characters-long-not-decoded-00\n").expect("a key");
         assert_eq!(key.text(), "k3y-text_43-characters-long-not-decoded-00");
+    }
+
+    /// The key, a minter of it, the audience and alice's token, with roles, allowed tools and an approval.
+    fn alices_token() -> (Key, Minter, Audience, String) {
+        let key = Key::from_text("k3y-text_43-characters-long-not-decoded-00").expect("a key");
         let minter = Minter::new(key.clone());
         let mut auth = AuthContext::new("u_alice", "t_acme", &["refunds:write", "orders:read"]);
         auth.roles.insert("support".into());
@@ -294,10 +299,15 @@ mod tests {
         });
         let audience = Audience { url: "http://127.0.0.1:4000/mcp".into(), fixture: None };
         let token = minter.token(&call(auth), &audience, 1_800_000_000).expect("a token");
-        let parts: Vec<&str> = token.split('.').collect();
-        assert_eq!(parts.len(), 3, "{token}");
-        assert_eq!(decode(parts[0]), json!({"alg": "HS256", "typ": "JWT"}));
-        let claims = decode(parts[1]);
+        (key, minter, audience, token)
+    }
+
+    #[test]
+    fn a_token_has_the_header_and_the_callers_claims() {
+        let (key, _, _, token) = alices_token();
+        assert_eq!(token.split('.').count(), 3, "{token}");
+        let Read { header, claims, .. } = read(&token, &key);
+        assert_eq!(header, json!({"alg": "HS256", "typ": "JWT"}));
         assert_eq!(claims["iss"], "callproof");
         assert_eq!(claims["aud"], "http://127.0.0.1:4000/mcp");
         assert_eq!(claims["sub"], "u_alice");
@@ -307,12 +317,24 @@ mod tests {
         assert_eq!(claims["allowed_tools"], json!(["refund_order"]));
         assert_eq!(claims["approval"]["approval_id"], "ap_1");
         assert_eq!((claims["iat"].as_u64(), claims["exp"].as_u64()), (Some(1_800_000_000), Some(1_800_000_300)));
-        assert!(claims["jti"].as_str().is_some_and(|jti| !jti.is_empty()));
         assert!(claims.get("cp_session").is_none(), "only for --mcp-url");
-        let expected = rfc2104(key.text().as_bytes(), format!("{}.{}", parts[0], parts[1]).as_bytes());
-        assert_eq!(URL_SAFE_NO_PAD.decode(parts[2]).expect("base64url"), expected, "HMAC-SHA-256 with the text");
+    }
+
+    #[test]
+    fn a_token_is_signed_over_header_and_claims_with_the_key_text_as_bytes() {
+        let (key, _, _, token) = alices_token();
+        let (input, signature) = token.rsplit_once('.').expect("three parts");
+        let expected = rfc2104(key.text().as_bytes(), input.as_bytes());
+        assert_eq!(URL_SAFE_NO_PAD.decode(signature).expect("base64url"), expected, "HMAC-SHA-256 with the text");
+    }
+
+    #[test]
+    fn every_token_has_a_jti_of_its_own() {
+        let (key, minter, audience, token) = alices_token();
+        let first = read(&token, &key).claims["jti"].clone();
+        assert!(first.as_str().is_some_and(|jti| !jti.is_empty()), "{first}");
         let again = minter.token(&call(AuthContext::new("u", "t", &[])), &audience, 1_800_000_000).expect("token");
-        assert_ne!(decode(again.split('.').nth(1).expect("claims"))["jti"], claims["jti"], "a jti per token");
+        assert_ne!(read(&again, &key).claims["jti"], first, "a jti per token");
     }
 
     /// A token's header and claims, and whether its signature is the run key's HMAC-SHA-256 or HMAC-SHA-512.
